@@ -1,0 +1,30 @@
+// Input checks shared by both engines, so that a bad input gets the same
+// error whichever engine runs. Order: parameters, ids, logit values, then
+// the values that penalties and temperature produce.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "exactsample/exactsample.hpp"
+
+namespace exactsample::checks {
+
+// Empty logits, every SamplingParams field, prompt and generated ids.
+std::optional<Error> ParamsAndIds(const Request& request);
+// The first NaN or +inf logit, or every logit -inf (ascending id scan).
+std::optional<Error> LogitValues(std::span<const float> logits);
+// Error for a logit found NaN or +inf at `id` (used by kernels that detect
+// it in their own pass and then locate it).
+Error BadLogit(size_t id, float value);
+Error AllMasked();
+// A penalised logit that became NaN or +inf.
+std::optional<Error> Penalized(double value, int32_t id,
+                               const SamplingParams& params);
+// M is the largest penalised logit: all -inf after penalties, or l/T
+// overflowing to +inf or leaving every logit -inf, is an error.
+std::optional<Error> MaxAfterPenalties(double max_logit,
+                                       const SamplingParams& params);
+
+}  // namespace exactsample::checks

@@ -1,0 +1,113 @@
+// exactsample: picks the next token from f32 logits exactly as
+// spec/sampling.md fixes it, bit for bit the same in every engine.
+//
+//   exactsample::Workspace ws;                     // reuse across calls
+//   auto rng = exactsample::stream(seed, exactsample::Purpose::sample);
+//   exactsample::Request req{logits, prompt_ids, generated_ids, params};
+//   auto r = exactsample::sample(req, rng, ws);
+//   if (!r) std::cerr << r.error().message << "\n";
+//   else generated.push_back(r->id);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "exactsample/pcg32.hpp"
+
+namespace exactsample {
+
+// Field names and defaults of the spec; the defaults turn each step off.
+struct SamplingParams {
+  double temperature = 1.0;  // 0 means greedy
+  double repetition_penalty = 1.0;
+  double presence_penalty = 0.0;
+  double frequency_penalty = 0.0;
+  int64_t top_k = 0;  // 0 or >= V: off
+  double top_p = 1.0;  // >= 1: off; 0 keeps only the top token
+  double min_p = 0.0;
+};
+
+// One request's inputs for one step. Nothing here is modified by sampling.
+struct Request {
+  std::span<const float> logits;        // the V next-token logits
+  std::span<const int32_t> prompt;      // prompt ids
+  std::span<const int32_t> generated;   // ids generated so far
+  SamplingParams params;
+};
+
+enum class Engine {
+  reference,  // the spec step by step, scalar (scalar_ref/)
+  fast,       // SIMD kernels, bit-identical to the reference (simd/)
+};
+
+struct SampleOptions {
+  Engine engine = Engine::reference;
+};
+
+struct Token {
+  int32_t id = -1;
+  // log_softmax over all V ids after penalties, before temperature:
+  // (l[id] - M) - log(Z).
+  double logprob = 0.0;
+  friend bool operator==(const Token&, const Token&) = default;
+};
+
+enum class ErrorCode {
+  invalid_parameter,  // a SamplingParams field out of range
+  invalid_logits,     // empty, NaN, +inf, or every logit -inf
+  invalid_ids,        // a prompt or generated id outside [0, V)
+  degenerate,         // penalties or temperature leave no valid logit
+};
+
+struct Error {
+  ErrorCode code;
+  std::string field;    // "temperature", "logits", "prompt", ...
+  std::string message;  // names the field and the value
+};
+
+// A value or an error.
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit
+  Result(Error error) : v_(std::move(error)) {}    // NOLINT: implicit
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  const T& value() const { return std::get<0>(v_); }
+  const T& operator*() const { return value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Scratch memory reused across calls so that steady sampling does not
+// allocate. One workspace per thread; it grows to the largest V seen.
+class Workspace {
+ public:
+  Workspace();
+  ~Workspace();
+  Workspace(Workspace&&) noexcept;
+  Workspace& operator=(Workspace&&) noexcept;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Checks every input the spec constrains; the error names the field and the
+// value. sample() calls it first.
+Result<std::monostate> validate(const Request& request);
+
+// Steps 1 to 11 for one token. Takes exactly one uniform_f64 from rng when
+// the token is sampled, none when greedy (temperature 0) or on error.
+Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
+                     const SampleOptions& options = {});
+
+}  // namespace exactsample

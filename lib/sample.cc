@@ -1,0 +1,33 @@
+#include <variant>
+
+#include "exactsample/exactsample.hpp"
+#include "lib/checks.hpp"
+#include "lib/workspace.hpp"
+#include "scalar_ref/reference.hpp"
+
+namespace exactsample {
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+
+Result<std::monostate> validate(const Request& request) {
+  if (auto e = checks::ParamsAndIds(request)) return *e;
+  if (auto e = checks::LogitValues(request.logits)) return *e;
+  return std::monostate{};
+}
+
+Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
+                     const SampleOptions& options) {
+  (void)workspace;
+  if (auto e = checks::ParamsAndIds(request)) return *e;
+  switch (options.engine) {
+    case Engine::reference:
+    case Engine::fast:
+      break;
+  }
+  return scalar_ref::Sample(request, rng);
+}
+
+}  // namespace exactsample
