@@ -1,6 +1,7 @@
 #include "lib/penalties.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "lib/checks.hpp"
 
