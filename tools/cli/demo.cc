@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "exactsample/targets.hpp"
-#include "lib/standard_row.hpp"
+#include "lib/standard_inputs.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace exactsample::cli {
