@@ -1,0 +1,290 @@
+// The C ABI over the C++ API: argument checks, conversions, and no
+// exception crossing the boundary.
+#include "exactsample.h"
+
+#include <new>
+#include <string>
+#include <vector>
+
+#include "exactsample/batch.hpp"
+#include "exactsample/exactsample.hpp"
+#include "exactsample/targets.hpp"
+
+struct exactsample_sampler {
+  exactsample::Engine engine;
+  exactsample::Workspace workspace;
+  exactsample::BatchWorkspace batch_workspace;
+  std::vector<exactsample::Result<exactsample::Token>> batch_results;
+  std::vector<exactsample::BatchRow> batch_rows;
+  std::vector<exactsample::Pcg32> batch_rngs;
+  std::vector<std::string> row_errors;
+  std::string last_error;
+};
+
+namespace {
+
+using exactsample::ErrorCode;
+using exactsample::Pcg32;
+
+exactsample_status StatusOf(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::invalid_parameter: return EXACTSAMPLE_INVALID_PARAMETER;
+    case ErrorCode::invalid_logits: return EXACTSAMPLE_INVALID_LOGITS;
+    case ErrorCode::invalid_ids: return EXACTSAMPLE_INVALID_IDS;
+    case ErrorCode::degenerate: return EXACTSAMPLE_DEGENERATE;
+  }
+  return EXACTSAMPLE_INTERNAL;
+}
+
+Pcg32 ToPcg(const exactsample_rng& r) {
+  return Pcg32::FromState(r.state, r.inc, r.draws_u32);
+}
+
+void FromPcg(const Pcg32& g, exactsample_rng* out) {
+  *out = {g.state(), g.inc(), g.draws_u32()};
+}
+
+// Runs body, turning exceptions into statuses and recording the message.
+template <class Body>
+exactsample_status Guard(exactsample_sampler* s, Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    if (s != nullptr) s->last_error = "out of memory";
+    return EXACTSAMPLE_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    if (s != nullptr) s->last_error = e.what();
+    return EXACTSAMPLE_INTERNAL;
+  }
+}
+
+exactsample_status Fail(exactsample_sampler* s, exactsample_status status,
+                        std::string message) {
+  if (s != nullptr) s->last_error = std::move(message);
+  return status;
+}
+
+// A null pointer is only valid for an empty id list.
+bool IdsOk(const int32_t* ids, size_t len) { return ids != nullptr || len == 0; }
+
+// The fields this version knows; a larger struct_size (a newer caller) is
+// refused rather than half-read.
+bool ParamsOk(const exactsample_params* p) {
+  return p != nullptr && p->struct_size == sizeof(exactsample_params);
+}
+
+exactsample::SamplingParams ToParams(const exactsample_params& p) {
+  return {p.temperature, p.repetition_penalty, p.presence_penalty,
+          p.frequency_penalty, p.top_k, p.top_p, p.min_p};
+}
+
+exactsample::Request ToRequest(const float* logits, size_t vocab,
+                               const int32_t* prompt, size_t prompt_len,
+                               const int32_t* generated, size_t generated_len,
+                               const exactsample_params& params) {
+  return {{logits, vocab},
+          {prompt, prompt_len},
+          {generated, generated_len},
+          ToParams(params)};
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* exactsample_version(void) { return EXACTSAMPLE_VERSION; }
+
+const char* exactsample_status_name(exactsample_status status) {
+  switch (status) {
+    case EXACTSAMPLE_OK: return "ok";
+    case EXACTSAMPLE_INVALID_ARGUMENT: return "invalid argument";
+    case EXACTSAMPLE_INVALID_PARAMETER: return "invalid parameter";
+    case EXACTSAMPLE_INVALID_LOGITS: return "invalid logits";
+    case EXACTSAMPLE_INVALID_IDS: return "invalid ids";
+    case EXACTSAMPLE_DEGENERATE: return "degenerate";
+    case EXACTSAMPLE_OUT_OF_MEMORY: return "out of memory";
+    case EXACTSAMPLE_INTERNAL: return "internal error";
+    case EXACTSAMPLE_STATUS_MAX_ENUM: break;
+  }
+  return "unknown status";
+}
+
+void exactsample_params_init(exactsample_params* params) {
+  if (params == nullptr) return;
+  const exactsample::SamplingParams d;
+  *params = {sizeof(exactsample_params), d.temperature, d.repetition_penalty,
+             d.presence_penalty, d.frequency_penalty, d.top_k, d.top_p, d.min_p};
+}
+
+exactsample_status exactsample_rng_stream(uint64_t seed, uint64_t purpose,
+                                          exactsample_rng* out) {
+  if (out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  FromPcg(exactsample::stream(seed, purpose), out);
+  return EXACTSAMPLE_OK;
+}
+
+exactsample_status exactsample_rng_advance(exactsample_rng* rng, uint64_t n) {
+  if (rng == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  Pcg32 g = ToPcg(*rng);
+  g.advance(n);
+  FromPcg(g, rng);
+  return EXACTSAMPLE_OK;
+}
+
+exactsample_status exactsample_rng_next_u32(exactsample_rng* rng, uint32_t* out) {
+  if (rng == nullptr || out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  Pcg32 g = ToPcg(*rng);
+  *out = g.next_u32();
+  FromPcg(g, rng);
+  return EXACTSAMPLE_OK;
+}
+
+exactsample_status exactsample_sampler_create(exactsample_engine engine,
+                                              exactsample_sampler** out) {
+  if (out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  *out = nullptr;
+  if (engine != EXACTSAMPLE_ENGINE_REFERENCE && engine != EXACTSAMPLE_ENGINE_FAST) {
+    return EXACTSAMPLE_INVALID_ARGUMENT;
+  }
+  return Guard(nullptr, [&] {
+    *out = new exactsample_sampler{engine == EXACTSAMPLE_ENGINE_FAST
+                                       ? exactsample::Engine::fast
+                                       : exactsample::Engine::reference,
+                                   {}, {}, {}, {}, {}, {}, {}};
+    return EXACTSAMPLE_OK;
+  });
+}
+
+void exactsample_sampler_destroy(exactsample_sampler* sampler) { delete sampler; }
+
+const char* exactsample_sampler_last_error(const exactsample_sampler* sampler) {
+  return sampler == nullptr ? "sampler is NULL" : sampler->last_error.c_str();
+}
+
+exactsample_status exactsample_sample(exactsample_sampler* s, const float* logits,
+                                      size_t vocab, const int32_t* prompt,
+                                      size_t prompt_len, const int32_t* generated,
+                                      size_t generated_len,
+                                      const exactsample_params* params,
+                                      exactsample_rng* rng, int32_t* id,
+                                      double* logprob) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if ((logits == nullptr && vocab != 0) || !IdsOk(prompt, prompt_len) ||
+      !IdsOk(generated, generated_len) || rng == nullptr || id == nullptr ||
+      logprob == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "a required pointer is NULL (logits, ids with a length, rng, "
+                "id or logprob)");
+  }
+  if (!ParamsOk(params)) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "params is NULL or its struct_size is not "
+                "sizeof(exactsample_params); call exactsample_params_init");
+  }
+  return Guard(s, [&] {
+    Pcg32 g = ToPcg(*rng);
+    const auto t = exactsample::sample(
+        ToRequest(logits, vocab, prompt, prompt_len, generated, generated_len,
+                  *params),
+        g, s->workspace, {s->engine});
+    if (!t) return Fail(s, StatusOf(t.error().code), t.error().message);
+    FromPcg(g, rng);
+    *id = t->id;
+    *logprob = t->logprob;
+    return EXACTSAMPLE_OK;
+  });
+}
+
+exactsample_status exactsample_sample_batch(exactsample_sampler* s,
+                                            const float* logits, size_t rows,
+                                            size_t vocab, size_t row_stride,
+                                            const exactsample_row* row_requests,
+                                            exactsample_token* results,
+                                            int threads) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (rows == 0) return EXACTSAMPLE_OK;
+  if (logits == nullptr || row_requests == nullptr || results == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "logits, row_requests or results is NULL");
+  }
+  if (row_stride < vocab) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "row_stride " + std::to_string(row_stride) +
+                    " is smaller than vocab " + std::to_string(vocab));
+  }
+  return Guard(s, [&] {
+    s->batch_rows.clear();
+    s->batch_rngs.clear();
+    s->row_errors.assign(rows, std::string());
+    s->batch_rngs.reserve(rows);
+    for (size_t i = 0; i < rows; ++i) {
+      const exactsample_row& r = row_requests[i];
+      const bool ok = IdsOk(r.prompt, r.prompt_len) &&
+                      IdsOk(r.generated, r.generated_len) && r.rng != nullptr &&
+                      ParamsOk(r.params);
+      s->batch_rngs.push_back(ok ? ToPcg(*r.rng) : Pcg32(0));
+      // A malformed row is marked by a null generator; sample_batch reports it.
+      s->batch_rows.push_back(
+          {ok ? ToRequest(logits + i * row_stride, vocab, r.prompt, r.prompt_len,
+                          r.generated, r.generated_len, *r.params)
+              : exactsample::Request{},
+           ok ? &s->batch_rngs[i] : nullptr});
+    }
+    exactsample::sample_batch(s->batch_rows, s->batch_results,
+                              s->batch_workspace, {s->engine}, threads);
+    exactsample_status first = EXACTSAMPLE_OK;
+    for (size_t i = 0; i < rows; ++i) {
+      const auto& r = s->batch_results[i];
+      exactsample_token& out = results[i];
+      if (s->batch_rows[i].rng == nullptr) {
+        out = {EXACTSAMPLE_INVALID_ARGUMENT, -1, 0.0};
+        s->row_errors[i] =
+            "row " + std::to_string(i) +
+            ": a NULL pointer (ids with a length, rng or params) or a wrong "
+            "params struct_size";
+      } else if (!r) {
+        out = {StatusOf(r.error().code), -1, 0.0};
+        s->row_errors[i] = r.error().message;
+      } else {
+        out = {EXACTSAMPLE_OK, r->id, r->logprob};
+        FromPcg(s->batch_rngs[i], row_requests[i].rng);
+      }
+      if (first == EXACTSAMPLE_OK && out.status != EXACTSAMPLE_OK) {
+        first = out.status;
+        s->last_error = s->row_errors[i];
+      }
+    }
+    return first;
+  });
+}
+
+const char* exactsample_sampler_row_error(const exactsample_sampler* s,
+                                          size_t row) {
+  if (s == nullptr) return "sampler is NULL";
+  if (row >= s->row_errors.size()) return "no such row in the last batch";
+  return s->row_errors[row].c_str();
+}
+
+size_t exactsample_target_count(void) {
+  return exactsample::compiled_targets().size();
+}
+
+const char* exactsample_target_name(size_t index) {
+  static const std::vector<exactsample::TargetInfo> targets =
+      exactsample::compiled_targets();
+  return index < targets.size() ? targets[index].name.c_str() : nullptr;
+}
+
+int exactsample_target_supported(size_t index) {
+  const auto targets = exactsample::compiled_targets();
+  return index < targets.size() && targets[index].supported ? 1 : 0;
+}
+
+exactsample_status exactsample_set_target(const char* name) {
+  const auto r = exactsample::force_target(name == nullptr ? "" : name);
+  return r ? EXACTSAMPLE_OK : EXACTSAMPLE_INVALID_PARAMETER;
+}
+
+}  // extern "C"

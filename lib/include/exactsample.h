@@ -1,0 +1,137 @@
+/* exactsample C ABI (C99): next-token sampling, bit-exact with
+ * spec/sampling.md. No C++ types and no exceptions cross this header.
+ *
+ * Threading: an exactsample_sampler holds scratch memory and the last error
+ * message; use one per thread (or guard it). Different samplers may be used
+ * from different threads at once. exactsample_sample_batch spreads rows over
+ * OpenMP threads itself. exactsample_set_target is process-wide: call it
+ * before sampling starts, not while other threads sample. Generators
+ * (exactsample_rng) are plain values owned by the caller; a row's generator
+ * must not be shared with another row of the same batch.
+ */
+#ifndef EXACTSAMPLE_H_
+#define EXACTSAMPLE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum exactsample_status {
+  EXACTSAMPLE_OK = 0,
+  EXACTSAMPLE_INVALID_ARGUMENT = 1,  /* null pointer, bad size or struct_size */
+  EXACTSAMPLE_INVALID_PARAMETER = 2, /* a sampling parameter out of range */
+  EXACTSAMPLE_INVALID_LOGITS = 3,    /* empty, NaN, +inf or every logit -inf */
+  EXACTSAMPLE_INVALID_IDS = 4,       /* a prompt or generated id outside [0, V) */
+  EXACTSAMPLE_DEGENERATE = 5,        /* penalties/temperature leave no logit */
+  EXACTSAMPLE_OUT_OF_MEMORY = 6,
+  EXACTSAMPLE_INTERNAL = 7,
+  /* Keeps the enum 32-bit wide, so any int a caller passes is in range. */
+  EXACTSAMPLE_STATUS_MAX_ENUM = 0x7fffffff
+} exactsample_status;
+
+typedef enum exactsample_engine {
+  EXACTSAMPLE_ENGINE_REFERENCE = 0,
+  EXACTSAMPLE_ENGINE_FAST = 1,
+  EXACTSAMPLE_ENGINE_MAX_ENUM = 0x7fffffff
+} exactsample_engine;
+
+/* Set struct_size = sizeof(exactsample_params) (exactsample_params_init
+ * does, with the spec's defaults); later versions only append fields. */
+typedef struct exactsample_params {
+  uint32_t struct_size;
+  double temperature;        /* 1.0; 0 = greedy */
+  double repetition_penalty; /* 1.0 */
+  double presence_penalty;   /* 0.0 */
+  double frequency_penalty;  /* 0.0 */
+  int64_t top_k;             /* 0 = off */
+  double top_p;              /* 1.0 = off */
+  double min_p;              /* 0.0 = off */
+} exactsample_params;
+
+/* The request generator (PCG32) as plain fields, so a prefill worker can
+ * hand a request to a decode worker. draws_u32 counts next_u32 outputs:
+ * two per sampled token, none per greedy token. */
+typedef struct exactsample_rng {
+  uint64_t state;
+  uint64_t inc;
+  uint64_t draws_u32;
+} exactsample_rng;
+
+typedef struct exactsample_sampler exactsample_sampler;
+
+/* One row of a batch: its logits are row i of the batch matrix. */
+typedef struct exactsample_row {
+  const int32_t* prompt;
+  size_t prompt_len;
+  const int32_t* generated;
+  size_t generated_len;
+  const exactsample_params* params;
+  exactsample_rng* rng;
+} exactsample_row;
+
+typedef struct exactsample_token {
+  exactsample_status status;
+  int32_t id;
+  double logprob;
+} exactsample_token;
+
+const char* exactsample_version(void);
+const char* exactsample_status_name(exactsample_status status);
+
+void exactsample_params_init(exactsample_params* params);
+
+/* stream(seed, purpose) of spec/pcg32.md; purpose 4 is the sampler's. */
+exactsample_status exactsample_rng_stream(uint64_t seed, uint64_t purpose,
+                                          exactsample_rng* out);
+/* Jumps ahead by n next_u32 outputs in O(log n). */
+exactsample_status exactsample_rng_advance(exactsample_rng* rng, uint64_t n);
+exactsample_status exactsample_rng_next_u32(exactsample_rng* rng, uint32_t* out);
+
+exactsample_status exactsample_sampler_create(exactsample_engine engine,
+                                              exactsample_sampler** out);
+void exactsample_sampler_destroy(exactsample_sampler* sampler);
+/* The message of the sampler's last error ("" after success); valid until
+ * the next call on this sampler. */
+const char* exactsample_sampler_last_error(const exactsample_sampler* sampler);
+
+/* One token from `vocab` f32 logits. On error *id and *logprob are not
+ * written and rng is unchanged. */
+exactsample_status exactsample_sample(exactsample_sampler* sampler,
+                                      const float* logits, size_t vocab,
+                                      const int32_t* prompt, size_t prompt_len,
+                                      const int32_t* generated,
+                                      size_t generated_len,
+                                      const exactsample_params* params,
+                                      exactsample_rng* rng, int32_t* id,
+                                      double* logprob);
+
+/* One token per row of a rows x vocab matrix whose row i starts at
+ * logits + i * row_stride (row_stride >= vocab floats). results[i] gets the
+ * row's status, id and logprob; a bad row does not stop the others, and
+ * exactsample_sampler_row_error gives its message. threads <= 0: OpenMP's
+ * default. Returns EXACTSAMPLE_OK when every row was sampled, else the
+ * first failing row's status (or INVALID_ARGUMENT for bad arguments). */
+exactsample_status exactsample_sample_batch(exactsample_sampler* sampler,
+                                            const float* logits, size_t rows,
+                                            size_t vocab, size_t row_stride,
+                                            const exactsample_row* row_requests,
+                                            exactsample_token* results,
+                                            int threads);
+const char* exactsample_sampler_row_error(const exactsample_sampler* sampler,
+                                          size_t row);
+
+/* SIMD targets: count, names (best first), whether supported; forcing one
+ * is process-wide ("" or NULL restores the best). */
+size_t exactsample_target_count(void);
+const char* exactsample_target_name(size_t index);
+int exactsample_target_supported(size_t index);
+exactsample_status exactsample_set_target(const char* name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EXACTSAMPLE_H_ */

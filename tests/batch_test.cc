@@ -1,0 +1,134 @@
+// Batched sampling: a row's result depends on that row alone.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "exactsample/batch.hpp"
+#include "tests/random_requests.hpp"
+#include "tests/test_util.hpp"
+
+namespace exactsample {
+namespace {
+
+struct Batch {
+  std::vector<test::RandomCase> cases;
+  std::vector<Engine> engines;
+};
+
+Batch MakeBatch(uint64_t seed, size_t rows) {
+  Batch b;
+  test::CaseMaker maker(seed);
+  for (size_t i = 0; i < rows; ++i) {
+    b.cases.push_back(maker.Make(seed * 1000 + i, 20000));
+    b.engines.push_back(i % 2 == 0 ? Engine::fast : Engine::reference);
+  }
+  return b;
+}
+
+struct RowOutcome {
+  bool ok;
+  int32_t id;
+  uint64_t logprob_bits;
+  std::string error;
+  uint64_t draws;
+  bool operator==(const RowOutcome&) const = default;
+};
+
+RowOutcome Outcome(const Result<Token>& r, const Pcg32& rng) {
+  return r ? RowOutcome{true, r->id, test::Bits(r->logprob), "", rng.draws_u32()}
+           : RowOutcome{false, -1, 0, r.error().message, rng.draws_u32()};
+}
+
+// Runs the rows of `b` listed in `order` as one batch per engine; returns
+// the outcomes indexed by original row.
+std::vector<RowOutcome> RunBatch(const Batch& b, const std::vector<size_t>& order,
+                                 int threads) {
+  std::vector<RowOutcome> out(b.cases.size());
+  for (Engine engine : {Engine::reference, Engine::fast}) {
+    std::vector<Pcg32> rngs;
+    std::vector<size_t> picked;
+    for (size_t i : order) {
+      if (b.engines[i] != engine) continue;
+      picked.push_back(i);
+      rngs.push_back(stream(b.cases[i].seed, Purpose::sample));
+    }
+    std::vector<BatchRow> rows;
+    for (size_t j = 0; j < picked.size(); ++j) {
+      const test::RandomCase& c = b.cases[picked[j]];
+      rows.push_back({{c.logits, c.prompt, c.generated, c.params}, &rngs[j]});
+    }
+    BatchWorkspace ws;
+    std::vector<Result<Token>> results;
+    sample_batch(rows, results, ws, {engine}, threads);
+    for (size_t j = 0; j < picked.size(); ++j) {
+      out[picked[j]] = Outcome(results[j], rngs[j]);
+    }
+  }
+  return out;
+}
+
+std::vector<RowOutcome> RowByRow(const Batch& b) {
+  std::vector<RowOutcome> out;
+  Workspace ws;
+  for (size_t i = 0; i < b.cases.size(); ++i) {
+    const test::RandomCase& c = b.cases[i];
+    Pcg32 rng = stream(c.seed, Purpose::sample);
+    const auto r = sample({c.logits, c.prompt, c.generated, c.params}, rng, ws,
+                          {b.engines[i]});
+    out.push_back(Outcome(r, rng));
+  }
+  return out;
+}
+
+std::vector<size_t> Identity(size_t n) {
+  std::vector<size_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+TEST(Batch, EqualsRowByRowForAnyThreadCount) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const Batch b = MakeBatch(seed, 24);
+    const auto want = RowByRow(b);
+    for (int threads = 1; threads <= 8; ++threads) {
+      EXPECT_EQ(RunBatch(b, Identity(b.cases.size()), threads), want)
+          << "seed " << seed << " threads " << threads;
+    }
+  }
+}
+
+TEST(Batch, PermutingRowsPermutesResults) {
+  const Batch b = MakeBatch(77, 32);
+  const auto want = RowByRow(b);
+  std::vector<size_t> order = Identity(b.cases.size());
+  Pcg32 shuffle = stream(5, Purpose::shuffle);
+  for (int round = 0; round < 4; ++round) {
+    for (size_t i = order.size() - 1; i > 0; --i) {
+      std::swap(order[i], order[shuffle.next_u32() % (i + 1)]);
+    }
+    EXPECT_EQ(RunBatch(b, order, 3), want) << "round " << round;
+  }
+}
+
+TEST(Batch, ABadRowGetsItsErrorAndTheOthersAreSampled) {
+  const std::vector<float> good{1.0f, 2.0f, 3.0f};
+  const std::vector<float> bad{1.0f, NAN, 3.0f};
+  std::vector<Pcg32> rngs(3, stream(9, Purpose::sample));
+  SamplingParams p;
+  const std::vector<BatchRow> rows{{{good, {}, {}, p}, &rngs[0]},
+                                   {{bad, {}, {}, p}, &rngs[1]},
+                                   {{good, {}, {}, p}, nullptr}};
+  BatchWorkspace ws;
+  std::vector<Result<Token>> results;
+  sample_batch(rows, results, ws, {Engine::fast}, 2);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results[0]);
+  ASSERT_FALSE(results[1]);
+  EXPECT_NE(results[1].error().message.find("logits[1] = nan"), std::string::npos);
+  EXPECT_EQ(rngs[1].draws_u32(), 0u);
+  ASSERT_FALSE(results[2]);
+  EXPECT_EQ(results[2].error().field, "rng");
+}
+
+}  // namespace
+}  // namespace exactsample

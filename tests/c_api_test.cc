@@ -1,0 +1,237 @@
+// The C ABI: results equal the C++ API's, bad arguments return statuses
+// (never a crash), and a request can move between workers as plain fields.
+// CI also runs this program under AddressSanitizer and UBSan.
+#include "exactsample.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "exactsample/exactsample.hpp"
+#include "tests/test_util.hpp"
+
+namespace {
+
+using exactsample::test::Bits;
+
+struct Sampler {
+  explicit Sampler(exactsample_engine engine = EXACTSAMPLE_ENGINE_FAST) {
+    EXPECT_EQ(exactsample_sampler_create(engine, &s), EXACTSAMPLE_OK);
+  }
+  ~Sampler() { exactsample_sampler_destroy(s); }
+  exactsample_sampler* s = nullptr;
+};
+
+std::vector<float> Row(size_t vocab) {
+  std::vector<float> x(vocab);
+  for (size_t i = 0; i < vocab; ++i) x[i] = static_cast<float>(std::sin(0.37 * i) * 3);
+  return x;
+}
+
+exactsample_params Params() {
+  exactsample_params p;
+  exactsample_params_init(&p);
+  p.temperature = 0.9;
+  p.top_k = 20;
+  p.min_p = 0.02;
+  return p;
+}
+
+TEST(CApi, MatchesTheCppApi) {
+  const auto x = Row(1000);
+  const int32_t prompt[] = {3, 5, 999};
+  for (auto engine : {EXACTSAMPLE_ENGINE_REFERENCE, EXACTSAMPLE_ENGINE_FAST}) {
+    Sampler s(engine);
+    exactsample_params p = Params();
+    exactsample_rng rng;
+    ASSERT_EQ(exactsample_rng_stream(42, 4, &rng), EXACTSAMPLE_OK);
+    exactsample::Pcg32 cpp_rng = exactsample::stream(42, exactsample::Purpose::sample);
+    exactsample::Workspace ws;
+    std::vector<int32_t> generated;
+    for (int step = 0; step < 10; ++step) {
+      int32_t id = -1;
+      double logprob = 0;
+      ASSERT_EQ(exactsample_sample(s.s, x.data(), x.size(), prompt, 3,
+                                   generated.data(), generated.size(), &p, &rng,
+                                   &id, &logprob),
+                EXACTSAMPLE_OK)
+          << exactsample_sampler_last_error(s.s);
+      const auto want = exactsample::sample(
+          {x, prompt, generated, {0.9, 1.0, 0.0, 0.0, 20, 1.0, 0.02}}, cpp_rng, ws,
+          {engine == EXACTSAMPLE_ENGINE_FAST ? exactsample::Engine::fast
+                                             : exactsample::Engine::reference});
+      ASSERT_TRUE(want);
+      EXPECT_EQ(id, want->id);
+      EXPECT_EQ(Bits(logprob), Bits(want->logprob));
+      EXPECT_EQ(rng.draws_u32, cpp_rng.draws_u32());
+      EXPECT_EQ(rng.state, cpp_rng.state());
+      generated.push_back(id);
+    }
+  }
+}
+
+TEST(CApi, BadArgumentsReturnStatusesWithMessages) {
+  Sampler s;
+  const auto x = Row(16);
+  exactsample_params p = Params();
+  exactsample_rng rng;
+  exactsample_rng_stream(1, 4, &rng);
+  const exactsample_rng rng_before = rng;
+  int32_t id = 123;
+  double lp = 0;
+  const int32_t out_of_range[] = {16};
+  EXPECT_EQ(exactsample_sample(nullptr, x.data(), 16, nullptr, 0, nullptr, 0, &p, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_sample(s.s, nullptr, 16, nullptr, 0, nullptr, 0, &p, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("NULL"), std::string::npos);
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 3, nullptr, 0, &p, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, nullptr, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, nullptr, &id, &lp),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, &rng, nullptr, &lp),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  exactsample_params wrong = p;
+  wrong.struct_size = sizeof(exactsample_params) - 8;
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &wrong, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("struct_size"), std::string::npos);
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 0, nullptr, 0, nullptr, 0, &p, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_LOGITS);
+  EXPECT_EQ(exactsample_sample(s.s, nullptr, 0, nullptr, 0, nullptr, 0, &p, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_LOGITS);
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, out_of_range, 1, nullptr, 0, &p, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_IDS);
+  EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("prompt[0] = 16"), std::string::npos);
+  exactsample_params bad = p;
+  bad.top_p = -1;
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &bad, &rng, &id, &lp),
+            EXACTSAMPLE_INVALID_PARAMETER);
+  EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("top_p = -1"), std::string::npos);
+  EXPECT_EQ(id, 123);
+  EXPECT_EQ(rng.state, rng_before.state);
+  EXPECT_EQ(rng.draws_u32, rng_before.draws_u32);
+
+  EXPECT_EQ(exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
+  exactsample_sampler* none = nullptr;
+  EXPECT_EQ(exactsample_sampler_create(static_cast<exactsample_engine>(7), &none), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(none, nullptr);
+  exactsample_sampler_destroy(nullptr);
+  EXPECT_EQ(exactsample_rng_stream(1, 4, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_rng_advance(nullptr, 3), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_set_target("NOSUCH"), EXACTSAMPLE_INVALID_PARAMETER);
+  exactsample_params_init(nullptr);
+  EXPECT_STREQ(exactsample_status_name(EXACTSAMPLE_INVALID_IDS), "invalid ids");
+}
+
+TEST(CApi, BatchSamplesGoodRowsAndReportsBadOnes) {
+  Sampler s;
+  const size_t vocab = 64, stride = 80, rows = 5;
+  std::vector<float> m(rows * stride, 0.0f);
+  for (size_t r = 0; r < rows; ++r) {
+    const auto x = Row(vocab);
+    std::copy(x.begin(), x.end(), m.begin() + static_cast<std::ptrdiff_t>(r * stride));
+  }
+  m[2 * stride + 5] = NAN;
+  exactsample_params p = Params();
+  exactsample_params wrong = p;
+  wrong.struct_size = 3;
+  std::vector<exactsample_rng> rngs(rows);
+  for (size_t r = 0; r < rows; ++r) exactsample_rng_stream(r, 4, &rngs[r]);
+  const int32_t bad_id[] = {64};
+  std::vector<exactsample_row> req(rows, exactsample_row{nullptr, 0, nullptr, 0, &p, nullptr});
+  for (size_t r = 0; r < rows; ++r) req[r].rng = &rngs[r];
+  req[1].params = &wrong;
+  req[3].prompt = bad_id;
+  req[3].prompt_len = 1;
+  std::vector<exactsample_token> out(rows);
+  EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), rows, vocab, stride, req.data(), out.data(), 2),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(out[0].status, EXACTSAMPLE_OK);
+  EXPECT_EQ(out[1].status, EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(out[2].status, EXACTSAMPLE_INVALID_LOGITS);
+  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 2)).find("logits[5] = nan"), std::string::npos);
+  EXPECT_EQ(out[3].status, EXACTSAMPLE_INVALID_IDS);
+  EXPECT_EQ(out[4].status, EXACTSAMPLE_OK);
+  EXPECT_EQ(rngs[0].draws_u32, 2u);
+  EXPECT_EQ(rngs[2].draws_u32, 0u);
+
+  // Row 4 equals a single call on the same inputs.
+  exactsample_rng single;
+  exactsample_rng_stream(4, 4, &single);
+  int32_t id;
+  double lp;
+  ASSERT_EQ(exactsample_sample(s.s, &m[4 * stride], vocab, nullptr, 0, nullptr, 0, &p, &single, &id, &lp),
+            EXACTSAMPLE_OK);
+  EXPECT_EQ(id, out[4].id);
+  EXPECT_EQ(Bits(lp), Bits(out[4].logprob));
+
+  EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), rows, vocab, vocab - 1, req.data(), out.data(), 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_sample_batch(s.s, nullptr, rows, vocab, stride, req.data(), out.data(), 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), 0, vocab, stride, nullptr, nullptr, 1), EXACTSAMPLE_OK);
+  EXPECT_STREQ(exactsample_sampler_row_error(s.s, 99), "no such row in the last batch");
+}
+
+// Prefill samples the first token and reports its draws; a decode worker
+// rebuilds stream(seed, 4), advances it by that count and continues.
+TEST(CApi, HandOffBetweenWorkersEqualsOneStream) {
+  const auto x = Row(500);
+  exactsample_params p = Params();
+  for (double temperature : {0.0, 0.9}) {
+    p.temperature = temperature;
+    std::vector<int32_t> whole(8);
+    {
+      Sampler s;
+      exactsample_rng rng;
+      exactsample_rng_stream(2024, 4, &rng);
+      for (size_t t = 0; t < whole.size(); ++t) {
+        double lp;
+        ASSERT_EQ(exactsample_sample(s.s, x.data(), x.size(), nullptr, 0, whole.data(), t, &p, &rng, &whole[t], &lp),
+                  EXACTSAMPLE_OK);
+      }
+    }
+    std::vector<int32_t> split(8);
+    uint64_t draws_reported;
+    {
+      Sampler prefill;
+      exactsample_rng rng;
+      exactsample_rng_stream(2024, 4, &rng);
+      double lp;
+      ASSERT_EQ(exactsample_sample(prefill.s, x.data(), x.size(), nullptr, 0, nullptr, 0, &p, &rng, &split[0], &lp),
+                EXACTSAMPLE_OK);
+      draws_reported = rng.draws_u32 / 2;  // uniform draws: 1 sampled, 0 greedy
+      EXPECT_EQ(draws_reported, temperature == 0.0 ? 0u : 1u);
+    }
+    {
+      Sampler decode;
+      exactsample_rng rng;
+      exactsample_rng_stream(2024, 4, &rng);
+      exactsample_rng_advance(&rng, 2 * draws_reported);
+      for (size_t t = 1; t < split.size(); ++t) {
+        double lp;
+        ASSERT_EQ(exactsample_sample(decode.s, x.data(), x.size(), nullptr, 0, split.data(), t, &p, &rng, &split[t], &lp),
+                  EXACTSAMPLE_OK);
+      }
+    }
+    EXPECT_EQ(split, whole) << temperature;
+  }
+}
+
+TEST(CApi, VersionAndTargets) {
+  EXPECT_STRNE(exactsample_version(), "");
+  ASSERT_GT(exactsample_target_count(), 0u);
+  EXPECT_EQ(exactsample_target_name(exactsample_target_count()), nullptr);
+  for (size_t i = 0; i < exactsample_target_count(); ++i) {
+    if (!exactsample_target_supported(i)) continue;
+    EXPECT_EQ(exactsample_set_target(exactsample_target_name(i)), EXACTSAMPLE_OK);
+  }
+  EXPECT_EQ(exactsample_set_target(nullptr), EXACTSAMPLE_OK);
+}
+
+}  // namespace
