@@ -143,7 +143,8 @@ def random_params(rng, x, prompt):
     if pick():
         p["frequency_penalty"] = rng.uniform(-2.0, 2.0)
     if pick():
-        k = rng.choice([1, 2, rng.randint(1, vocab), rng.randint(1, 50), vocab, vocab + 3])
+        k = rng.choice([1, 2, rng.randint(1, vocab), rng.randint(1, 50), vocab - 1,
+                        vocab, vocab + 3])
         p["top_k"] = k
         if rng.random() < 0.5:
             tie_at_boundary(x, k)
@@ -234,6 +235,13 @@ def edge_cases():
          "params": {"top_k": 3}, "seed": 4},
         {"name": "edge_min_p_tiny", "logits": [0.0, -800.0, -1.0],
          "params": {"min_p": 5e-324}, "seed": 5},
+        # This seed's first u is 1 - 2^-53 (found by inverting PCG32's output
+        # and mix64), and these q add up to 1 - 2^-53 in ascending ids, so
+        # the walk ends with c == u: the fallback picks id 4 (id 5 has q 0).
+        {"name": "edge_cdf_fallback",
+         "logits": [1.655751347541809, -1.5056840181350708, -2.688880443572998,
+                    -2.058892011642456, -0.7692398428916931, -800.0],
+         "seed": 11224802225656023891, "steps": 1},
         {"name": "edge_zero_steps_bad_logits", "logits": ["nan"], "seed": 6, "steps": 0},
     ]
 
