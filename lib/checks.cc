@@ -1,7 +1,7 @@
 #include "lib/checks.hpp"
 
 #include <cmath>
-#include <cstdio>
+#include <charconv>
 #include <string>
 
 namespace exactsample::checks {
@@ -10,9 +10,9 @@ namespace {
 std::string Num(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  char buf[40];  // shortest text that reads back as the same double
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 Error Param(const char* field, const std::string& value, const char* rule) {

@@ -1,10 +1,30 @@
-// The scratch memory behind exactsample::Workspace.
+// The scratch memory behind exactsample::Workspace: the fast engine's
+// per-vocabulary arrays, grown to the largest V seen and then reused, so a
+// steady stream of calls does not allocate.
 #pragma once
+
+#include <cstdint>
+#include <vector>
 
 #include "exactsample/exactsample.hpp"
 
 namespace exactsample {
 
-struct Workspace::Impl {};
+struct Workspace::Impl {
+  std::vector<double> l;         // penalised logits, f64 (8 bytes per id)
+  std::vector<double> e;         // exp values of the kept set (8 bytes per id)
+  std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets (4)
+  std::vector<int32_t> history;  // sorted prompt and generated ids
+  std::vector<int32_t> top;      // top-k ids
+  std::vector<double> top_l;     // their penalised logits, ascending ids
+
+  void Reserve(size_t vocab) {
+    if (l.size() < vocab) {
+      l.resize(vocab);
+      e.resize(vocab);
+      ids.resize(vocab);
+    }
+  }
+};
 
 }  // namespace exactsample

@@ -19,13 +19,13 @@ struct Softmax {
   std::vector<double> q;  // q[j] for the id K[j]
 };
 
-Softmax SoftmaxOver(const std::vector<double>& l, const Ids& kept) {
+Softmax SoftmaxOver(const std::vector<double>& t, const Ids& kept) {
   Softmax s;
-  for (int32_t i : kept) s.max = std::max(s.max, l[i]);
+  for (int32_t i : kept) s.max = std::max(s.max, t[i]);
   std::vector<double> e(kept.size());
   double z = 0.0;
   for (size_t j = 0; j < kept.size(); ++j) {
-    e[j] = std::exp(l[kept[j]] - s.max);
+    e[j] = std::exp(t[kept[j]] - s.max);
     z += e[j];
   }
   s.q.resize(kept.size());
@@ -33,13 +33,13 @@ Softmax SoftmaxOver(const std::vector<double>& l, const Ids& kept) {
   return s;
 }
 
-// Positions of `kept` in (l desc, id asc) order.
-std::vector<size_t> DescendingOrder(const std::vector<double>& l,
+// Positions of `kept` in (t desc, id asc) order.
+std::vector<size_t> DescendingOrder(const std::vector<double>& t,
                                     const Ids& kept) {
   std::vector<size_t> order(kept.size());
   for (size_t j = 0; j < order.size(); ++j) order[j] = j;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (l[kept[a]] != l[kept[b]]) return l[kept[a]] > l[kept[b]];
+    if (t[kept[a]] != t[kept[b]]) return t[kept[a]] > t[kept[b]];
     return kept[a] < kept[b];
   });
   return order;
@@ -112,14 +112,15 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
   }
 
   // Step 5. Temperature.
-  for (size_t i = 0; i < vocab; ++i) l[i] = l[i] / p.temperature;
+  std::vector<double> t(vocab);
+  for (size_t i = 0; i < vocab; ++i) t[i] = l[i] / p.temperature;
 
   // K starts as every id whose logit is not -inf: those never enter K.
   Ids kept = all;
 
   // Step 6. Top-k: the first k ids in (l desc, id asc) order.
   if (p.top_k > 0 && static_cast<size_t>(p.top_k) < kept.size()) {
-    const std::vector<size_t> order = DescendingOrder(l, kept);
+    const std::vector<size_t> order = DescendingOrder(t, kept);
     std::vector<bool> keep(kept.size(), false);
     for (int64_t r = 0; r < p.top_k; ++r) keep[order[r]] = true;
     kept = Select(kept, keep);
@@ -128,8 +129,8 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
   // Step 7. Top-p: walk (l desc, id asc) adding q; keep up to and including
   // the first id where the running sum reaches p.
   if (p.top_p < 1.0) {
-    const Softmax sm = SoftmaxOver(l, kept);
-    const std::vector<size_t> order = DescendingOrder(l, kept);
+    const Softmax sm = SoftmaxOver(t, kept);
+    const std::vector<size_t> order = DescendingOrder(t, kept);
     std::vector<bool> keep(kept.size(), false);
     double s = 0.0;
     for (size_t j : order) {
@@ -142,7 +143,7 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
 
   // Step 8. Min-p: keep q >= m * max(q).
   if (p.min_p != 0.0) {
-    const Softmax sm = SoftmaxOver(l, kept);
+    const Softmax sm = SoftmaxOver(t, kept);
     const double q_max = *std::max_element(sm.q.begin(), sm.q.end());
     const double threshold = p.min_p * q_max;
     std::vector<bool> keep(kept.size());
@@ -151,21 +152,29 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
   }
 
   // Step 9. Softmax over the final kept set.
-  const Softmax sm = SoftmaxOver(l, kept);
+  const Softmax sm = SoftmaxOver(t, kept);
 
   // Step 10. Exactly one draw per sampled token.
   const double u = rng.uniform_f64();
 
-  // Step 11. Inverse CDF in ascending id order; if rounding leaves c below u,
-  // the largest id in K with q > 0.
+  // Step 11.
+  const int32_t id = InverseCdf(kept, sm.q, u);
+  return Token{id, logprob_of(id)};
+}
+
+int32_t InverseCdf(std::span<const int32_t> kept, std::span<const double> q,
+                   double u) {
+  // Walk K in ascending id order; the first id with u < c.
   double c = 0.0;
   for (size_t j = 0; j < kept.size(); ++j) {
-    c += sm.q[j];
-    if (u < c) return Token{kept[j], logprob_of(kept[j])};
+    c += q[j];
+    if (u < c) return kept[j];
   }
+  // Rounding left c below u: the largest id in K with q > 0 (the largest
+  // logit has q = 1/Z > 0, so the loop stops).
   size_t j = kept.size() - 1;
-  while (sm.q[j] == 0) --j;  // stops: the largest logit has q = 1/Z > 0
-  return Token{kept[j], logprob_of(kept[j])};
+  while (q[j] == 0) --j;
+  return kept[j];
 }
 
 }  // namespace exactsample::scalar_ref

@@ -4,11 +4,18 @@
 // rather than fast.
 #pragma once
 
+#include <span>
+
 #include "exactsample/exactsample.hpp"
 
 namespace exactsample::scalar_ref {
 
 // `request` must have passed checks::ParamsAndIds.
 Result<Token> Sample(const Request& request, Pcg32& rng);
+
+// Step 11 on its own (so its fallback can be tested with a chosen u): q[j]
+// belongs to kept[j], ids ascending.
+int32_t InverseCdf(std::span<const int32_t> kept, std::span<const double> q,
+                   double u);
 
 }  // namespace exactsample::scalar_ref

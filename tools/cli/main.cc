@@ -1,1 +1,44 @@
-int main() { return 0; }
+// exactsample: replay case files, run the demo, list the SIMD targets.
+#include <CLI/CLI.hpp>
+#include <map>
+
+#include "tools/cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  using exactsample::Engine;
+  namespace cli = exactsample::cli;
+  CLI::App app{"exactsample: next-token sampling, bit-exact with the spec"};
+  app.require_subcommand(1);
+
+  const std::map<std::string, Engine> engines{{"reference", Engine::reference},
+                                              {"fast", Engine::fast}};
+  cli::EngineChoice choice;
+  std::string file;
+  auto* replay = app.add_subcommand(
+      "replay", "Sample every case of a replay file; one JSON line per case");
+  replay->add_option("FILE", file, "JSON object {\"cases\": [...]}")->required();
+  replay->add_option("--engine", choice.engine, "reference or fast")
+      ->transform(CLI::CheckedTransformer(engines, CLI::ignore_case));
+  replay->add_option("--target", choice.target,
+                     "run the fast engine on this SIMD target (see `targets`)");
+
+  auto* demo = app.add_subcommand(
+      "demo", "Sample 16 tokens from a built-in 128256-id row with each engine");
+
+  bool supported_only = false;
+  auto* targets = app.add_subcommand(
+      "targets", "The SIMD targets compiled in and which this CPU supports");
+  targets->add_flag("--supported", supported_only,
+                    "only supported targets, one name per line");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (*replay) return cli::Replay(file, choice);
+  if (*demo) return cli::Demo();
+  if (*targets) return cli::Targets(supported_only);
+  return 2;
+}

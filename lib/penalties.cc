@@ -1,0 +1,56 @@
+#include "lib/penalties.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lib/checks.hpp"
+
+namespace exactsample {
+
+Result<PenaltyOutcome> ApplyPenalties(const Request& request,
+                                      std::span<double> l, double max_before,
+                                      std::vector<int32_t>& scratch) {
+  const SamplingParams& p = request.params;
+  const bool repetition = p.repetition_penalty != 1.0;
+  const bool additive = p.frequency_penalty != 0.0 || p.presence_penalty != 0.0;
+  PenaltyOutcome out{max_before, false};
+  if (!repetition && !additive) return out;
+
+  // Two sorted runs: generated ids (their run lengths are the frequency
+  // counts), then prompt ids. Walking both visits each distinct id once, in
+  // ascending order, so the first error is the reference's.
+  scratch.assign(request.generated.begin(), request.generated.end());
+  const auto gen_end = static_cast<std::ptrdiff_t>(scratch.size());
+  scratch.insert(scratch.end(), request.prompt.begin(), request.prompt.end());
+  std::sort(scratch.begin(), scratch.begin() + gen_end);
+  std::sort(scratch.begin() + gen_end, scratch.end());
+  const int32_t* g = scratch.data();
+  const int32_t* const g_end = g + gen_end;
+  const int32_t* q = g_end;
+  const int32_t* const q_end = scratch.data() + scratch.size();
+
+  double touched_max = -INFINITY;
+  while (g != g_end || q != q_end) {
+    const int32_t id = (q == q_end || (g != g_end && *g <= *q)) ? *g : *q;
+    int64_t count = 0;
+    for (; g != g_end && *g == id; ++g) ++count;
+    for (; q != q_end && *q == id; ++q) {
+    }
+    if (!repetition && count == 0) continue;
+    double& v = l[id];
+    out.max_stale |= (v == max_before);
+    if (repetition) {
+      v = v > 0 ? v / p.repetition_penalty : v * p.repetition_penalty;
+    }
+    if (additive && count > 0) {
+      v = v - p.frequency_penalty * static_cast<double>(count) -
+          p.presence_penalty;
+    }
+    if (auto e = checks::Penalized(v, id, p)) return *e;
+    touched_max = std::max(touched_max, v);
+  }
+  out.max_logit = std::max(max_before, touched_max);
+  return out;
+}
+
+}  // namespace exactsample

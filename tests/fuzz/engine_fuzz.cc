@@ -1,0 +1,91 @@
+// libFuzzer target: bytes become logits, parameters, a history and a target;
+// the fast engine must return exactly what the reference returns (or the
+// same error), with the generator at the same position.
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "exactsample/exactsample.hpp"
+#include "exactsample/targets.hpp"
+
+namespace {
+
+class Bytes {
+ public:
+  Bytes(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  template <class T>
+  T Take() {
+    T v{};
+    const size_t n = std::min(sizeof(T), size_ - pos_);
+    std::memcpy(&v, data_ + pos_, n);
+    pos_ += n;
+    return v;
+  }
+  size_t Left() const { return size_ - pos_; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+// A parameter: often its "off" value, sometimes any double the bytes spell.
+double Param(Bytes& b, double off, double lo, double hi) {
+  const uint8_t mode = b.Take<uint8_t>();
+  if (mode < 96) return off;
+  if (mode < 250) return lo + (hi - lo) * (b.Take<uint16_t>() / 65535.0);
+  return b.Take<double>();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace exactsample;
+  Bytes b(data, size);
+  SamplingParams p;
+  p.temperature = Param(b, 1.0, 0.0, 4.0);
+  p.top_k = b.Take<uint8_t>() < 128 ? 0 : b.Take<uint8_t>();
+  p.top_p = Param(b, 1.0, 0.0, 1.0);
+  p.min_p = Param(b, 0.0, 0.0, 1.0);
+  p.repetition_penalty = Param(b, 1.0, 0.5, 2.0);
+  p.presence_penalty = Param(b, 0.0, -1.0, 1.0);
+  p.frequency_penalty = Param(b, 0.0, -1.0, 1.0);
+  const uint8_t target_pick = b.Take<uint8_t>();
+  const uint64_t seed = b.Take<uint64_t>();
+  std::vector<int32_t> history(b.Take<uint8_t>() % 8);
+  std::vector<float> logits;
+  // Logits: small codes for ties and masks, raw floats for everything else.
+  while (b.Left() > 0 && logits.size() < 4096) {
+    const uint8_t code = b.Take<uint8_t>();
+    logits.push_back(code < 64    ? static_cast<float>(code % 8) * 0.5f
+                     : code < 80  ? -INFINITY
+                     : code < 200 ? static_cast<float>(b.Take<int16_t>()) / 256.0f
+                                  : b.Take<float>());
+  }
+  for (size_t j = 0; j < history.size(); ++j) {
+    history[j] = logits.empty() ? 0 : static_cast<int32_t>((seed >> (8 * j)) % logits.size());
+  }
+
+  std::vector<TargetInfo> supported;
+  for (const TargetInfo& t : compiled_targets()) {
+    if (t.supported) supported.push_back(t);
+  }
+  force_target(supported[target_pick % supported.size()].name);
+
+  static Workspace ref_ws, fast_ws;
+  const Request req{logits, {}, history, p};
+  Pcg32 ref_rng = stream(seed, Purpose::sample);
+  Pcg32 fast_rng = ref_rng;
+  const auto want = sample(req, ref_rng, ref_ws, {Engine::reference});
+  const auto got = sample(req, fast_rng, fast_ws, {Engine::fast});
+  const bool same =
+      want.ok() == got.ok() && ref_rng == fast_rng &&
+      (want.ok() ? (want->id == got->id &&
+                    std::bit_cast<uint64_t>(want->logprob) ==
+                        std::bit_cast<uint64_t>(got->logprob))
+                 : want.error().message == got.error().message);
+  if (!same) std::abort();
+  return 0;
+}

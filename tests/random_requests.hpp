@@ -1,0 +1,134 @@
+// Random requests for the engine parity tests: every parameter mix, small
+// and large vocabularies, masks, exact ties at the top-k and top-p
+// boundaries, underflowing exps, histories that hit the top ids. Each case
+// is built from its own PCG32 stream, so a failure names a seed to replay.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exactsample/exactsample.hpp"
+
+namespace exactsample::test {
+
+struct RandomCase {
+  uint64_t seed;
+  std::vector<float> logits;
+  SamplingParams params;
+  std::vector<int32_t> prompt;
+  std::vector<int32_t> generated;
+};
+
+class CaseMaker {
+ public:
+  explicit CaseMaker(uint64_t seed) : rng_(stream(seed, Purpose::shuffle)) {}
+
+  double Uniform() { return rng_.uniform_f64(); }
+  uint32_t Below(uint32_t n) { return static_cast<uint32_t>(Uniform() * n); }
+  bool Chance(double p) { return Uniform() < p; }
+  double LogUniform(double lo, double hi) {
+    return lo * std::pow(hi / lo, Uniform());
+  }
+  double Normal() {
+    return std::sqrt(-2.0 * std::log(1.0 - Uniform())) *
+           std::cos(6.283185307179586 * Uniform());
+  }
+
+  size_t Vocab(size_t max_vocab) {
+    const double r = Uniform();
+    const size_t v = r < 0.55   ? 1 + Below(300)
+                     : r < 0.85 ? 300 + Below(5000)
+                     : r < 0.95 ? 5000 + Below(40000)
+                                : 100000 + Below(162145);
+    return std::min(v, max_vocab);
+  }
+
+  std::vector<float> Logits(size_t vocab) {
+    std::vector<float> x(vocab);
+    const int shape = static_cast<int>(Below(7));
+    const double scale = LogUniform(0.05, 50.0);
+    for (size_t i = 0; i < vocab; ++i) {
+      switch (shape) {
+        case 0:  // normal body
+          x[i] = static_cast<float>(scale * Normal());
+          break;
+        case 1:  // few distinct values: many exact ties
+          x[i] = static_cast<float>(Below(4)) * 0.5f;
+          break;
+        case 2:  // all equal
+          x[i] = 1.25f;
+          break;
+        case 3:  // ascending through many binades
+          x[i] = static_cast<float>(std::ldexp(1.0, static_cast<int>(i % 40) - 20));
+          break;
+        case 4:  // huge spread: most exps underflow
+          x[i] = static_cast<float>(2000.0 * Normal());
+          break;
+        case 5:  // quantised normal: ties inside a realistic body
+          x[i] = std::round(static_cast<float>(scale * Normal()) * 8.0f) / 8.0f;
+          break;
+        default:  // narrow body with a few high peaks
+          x[i] = static_cast<float>(0.2 * Normal());
+          if (Chance(0.002)) x[i] += static_cast<float>(8 + 6 * Uniform());
+      }
+    }
+    if (Chance(0.35)) {  // a mask, sometimes of almost everything
+      const double frac = Chance(0.3) ? 0.99 : Uniform();
+      for (auto& v : x) {
+        if (Chance(frac)) v = -INFINITY;
+      }
+      if (Chance(0.5)) x[0] = -INFINITY;  // leading -inf
+      x[Below(static_cast<uint32_t>(vocab))] = 0.5f;  // keep one finite
+    }
+    return x;
+  }
+
+  // Ids near the top of the row are the interesting ones to penalise.
+  std::vector<int32_t> History(const std::vector<float>& x, size_t max_len) {
+    std::vector<int32_t> h;
+    const auto top = static_cast<int32_t>(
+        std::max_element(x.begin(), x.end()) - x.begin());
+    const size_t len = Below(static_cast<uint32_t>(max_len + 1));
+    for (size_t j = 0; j < len; ++j) {
+      h.push_back(Chance(0.3) ? top
+                              : static_cast<int32_t>(Below(static_cast<uint32_t>(x.size()))));
+    }
+    return h;
+  }
+
+  SamplingParams Params(size_t vocab) {
+    SamplingParams p;
+    const double t = Uniform();
+    p.temperature = t < 0.15 ? 0.0 : t < 0.4 ? 1.0 : LogUniform(1e-3, 100.0);
+    if (Chance(0.5)) {
+      p.top_k = Chance(0.5) ? 1 + Below(64)
+                            : 1 + Below(static_cast<uint32_t>(vocab + 2));
+    }
+    if (Chance(0.5)) {
+      const double r = Uniform();
+      p.top_p = r < 0.1 ? 0.0 : r < 0.2 ? 0.5 : r < 0.3 ? 0.25 : Uniform();
+    }
+    if (Chance(0.4)) p.min_p = Chance(0.1) ? 1.0 : Chance(0.5) ? 0.05 : Uniform();
+    if (Chance(0.3)) p.repetition_penalty = LogUniform(0.5, 2.0);
+    if (Chance(0.3)) p.presence_penalty = 2 * Uniform() - 0.5;
+    if (Chance(0.3)) p.frequency_penalty = 2 * Uniform() - 0.5;
+    return p;
+  }
+
+  RandomCase Make(uint64_t seed, size_t max_vocab) {
+    RandomCase c{seed, {}, {}, {}, {}};
+    c.logits = Logits(Vocab(max_vocab));
+    c.params = Params(c.logits.size());
+    c.prompt = History(c.logits, 8);
+    c.generated = History(c.logits, 24);
+    return c;
+  }
+
+ private:
+  Pcg32 rng_;
+};
+
+}  // namespace exactsample::test

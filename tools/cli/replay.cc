@@ -1,0 +1,77 @@
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "exactsample/targets.hpp"
+#include "tools/cli/commands.hpp"
+#include "tools/cli/replay_format.hpp"
+
+namespace exactsample::cli {
+namespace {
+
+// rng = stream(seed, sample) once, then `steps` tokens, each appended to
+// the generated ids before the next.
+Result<std::vector<Token>> RunCase(const ReplayCase& c, Workspace& ws,
+                                   const SampleOptions& options) {
+  Pcg32 rng = stream(c.seed, Purpose::sample);
+  std::vector<int32_t> generated;
+  std::vector<Token> tokens;
+  for (int64_t step = 0; step < c.steps; ++step) {
+    const Request req{c.logits, c.prompt, generated, c.params};
+    const auto t = sample(req, rng, ws, options);
+    if (!t) return t.error();
+    tokens.push_back(*t);
+    generated.push_back(t->id);
+  }
+  return tokens;
+}
+
+}  // namespace
+
+int Replay(const std::string& path, const EngineChoice& choice) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "exactsample replay: cannot open " << path << "\n";
+    return 2;
+  }
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "exactsample replay: " << path << " is not JSON: " << e.what()
+              << "\n";
+    return 2;
+  }
+  if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array()) {
+    std::cerr << "exactsample replay: " << path
+              << " has no \"cases\" array\n";
+    return 2;
+  }
+  if (auto r = force_target(choice.target); !r) {
+    std::cerr << "exactsample replay: " << r.error().message << "\n";
+    return 2;
+  }
+  Workspace ws;
+  const SampleOptions options{choice.engine};
+  int status = 0;
+  for (size_t i = 0; i < doc["cases"].size(); ++i) {
+    const nlohmann::json& j = doc["cases"][i];
+    const auto c = ParseCase(j);
+    const std::string name =
+        c ? c->name
+          : (j.is_object() && j.contains("name") && j["name"].is_string()
+                 ? j["name"].get<std::string>()
+                 : "case " + std::to_string(i));
+    const auto tokens =
+        c ? RunCase(*c, ws, options) : Result<std::vector<Token>>(c.error());
+    if (tokens) {
+      std::cout << ResultLine(name, *tokens) << "\n";
+    } else {
+      std::cout << ErrorLine(name, tokens.error().message) << "\n";
+      status = 1;
+    }
+  }
+  return status;
+}
+
+}  // namespace exactsample::cli

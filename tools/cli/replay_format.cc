@@ -1,0 +1,143 @@
+#include "tools/cli/replay_format.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace exactsample::cli {
+namespace {
+
+using nlohmann::json;
+
+Error Bad(const std::string& field, const std::string& why) {
+  return {ErrorCode::invalid_parameter, field, field + ": " + why};
+}
+
+// A number, or a string strtod reads whole ("-inf", "nan", "2.88").
+Result<double> ParseReal(const json& v, const std::string& field) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    char* end = nullptr;
+    const double d = std::strtod(s.c_str(), &end);
+    if (!s.empty() && end == s.c_str() + s.size()) return d;
+  }
+  return Bad(field, "expected a number or a numeric string, got " + v.dump());
+}
+
+Result<int64_t> ParseInt(const json& v, const std::string& field) {
+  if (v.is_number_integer()) {
+    if (v.is_number_unsigned() &&
+        v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      return Bad(field, v.dump() + " is out of range");
+    }
+    return v.get<int64_t>();
+  }
+  return Bad(field, "expected an integer, got " + v.dump());
+}
+
+Result<std::monostate> ParseParams(const json& v, SamplingParams& p) {
+  if (!v.is_object()) return Bad("params", "expected an object");
+  for (const auto& [key, value] : v.items()) {
+    double* real = key == "temperature"          ? &p.temperature
+                   : key == "top_p"              ? &p.top_p
+                   : key == "min_p"              ? &p.min_p
+                   : key == "repetition_penalty" ? &p.repetition_penalty
+                   : key == "presence_penalty"   ? &p.presence_penalty
+                   : key == "frequency_penalty"  ? &p.frequency_penalty
+                                                 : nullptr;
+    if (real != nullptr) {
+      const auto r = ParseReal(value, key);
+      if (!r) return r.error();
+      *real = *r;
+    } else if (key == "top_k") {
+      const auto r = ParseInt(value, key);
+      if (!r) return r.error();
+      p.top_k = *r;
+    } else {
+      return Bad("params." + key, "unknown sampling parameter");
+    }
+  }
+  return std::monostate{};
+}
+
+// Ids that do not fit the API's int32 get the API's own out-of-range error.
+Result<std::monostate> ParseIds(const json& v, size_t vocab,
+                                std::vector<int32_t>& ids) {
+  if (!v.is_array()) return Bad("prompt", "expected an array of ids");
+  for (size_t j = 0; j < v.size(); ++j) {
+    const std::string field = "prompt[" + std::to_string(j) + "]";
+    const auto id = ParseInt(v[j], field);
+    if (!id) return id.error();
+    if (*id < 0 || *id > INT32_MAX) {
+      return Error{ErrorCode::invalid_ids, "prompt",
+                   field + " = " + std::to_string(*id) +
+                       ": outside [0, V) with V = " + std::to_string(vocab)};
+    }
+    ids.push_back(static_cast<int32_t>(*id));
+  }
+  return std::monostate{};
+}
+
+}  // namespace
+
+Result<ReplayCase> ParseCase(const json& j) {
+  ReplayCase c;
+  if (!j.is_object()) return Bad("case", "expected an object");
+  if (!j.contains("name") || !j["name"].is_string()) {
+    return Bad("name", "missing or not a string");
+  }
+  c.name = j["name"].get<std::string>();
+  if (!j.contains("logits") || !j["logits"].is_array()) {
+    return Bad("logits", "missing or not an array");
+  }
+  const json& logits = j["logits"];
+  c.logits.reserve(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i) {
+    const auto v = ParseReal(logits[i], "logits[" + std::to_string(i) + "]");
+    if (!v) return v.error();
+    c.logits.push_back(static_cast<float>(*v));
+  }
+  if (j.contains("params")) {
+    if (auto r = ParseParams(j["params"], c.params); !r) return r.error();
+  }
+  if (j.contains("prompt")) {
+    if (auto r = ParseIds(j["prompt"], c.logits.size(), c.prompt); !r) {
+      return r.error();
+    }
+  }
+  if (!j.contains("seed") || !j["seed"].is_number_unsigned()) {
+    return Bad("seed", "missing or not an unsigned 64-bit integer");
+  }
+  c.seed = j["seed"].get<uint64_t>();
+  if (j.contains("steps")) {
+    const auto steps = ParseInt(j["steps"], "steps");
+    if (!steps) return steps.error();
+    if (*steps < 0) return Bad("steps", std::to_string(*steps) + " is negative");
+    c.steps = *steps;
+  }
+  return c;
+}
+
+std::string ResultLine(const std::string& name,
+                       const std::vector<Token>& tokens) {
+  nlohmann::ordered_json line;
+  line["name"] = name;
+  line["ids"] = json::array();
+  line["logprobs"] = json::array();
+  for (const Token& t : tokens) {
+    line["ids"].push_back(t.id);
+    // nlohmann writes the shortest decimal that round-trips.
+    line["logprobs"].push_back(t.logprob);
+  }
+  return line.dump();
+}
+
+std::string ErrorLine(const std::string& name, const std::string& error) {
+  nlohmann::ordered_json line;
+  line["name"] = name;
+  line["error"] = error;
+  return line.dump();
+}
+
+}  // namespace exactsample::cli

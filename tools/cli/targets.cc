@@ -1,0 +1,20 @@
+#include <iostream>
+
+#include "exactsample/targets.hpp"
+#include "tools/cli/commands.hpp"
+
+namespace exactsample::cli {
+
+int Targets(bool supported_only) {
+  for (const TargetInfo& t : compiled_targets()) {
+    if (supported_only) {
+      if (t.supported) std::cout << t.name << "\n";
+      continue;
+    }
+    std::cout << t.name << "\t" << (t.supported ? "supported" : "not supported")
+              << (t.active ? "\t(used by the fast engine)" : "") << "\n";
+  }
+  return 0;
+}
+
+}  // namespace exactsample::cli
