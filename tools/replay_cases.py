@@ -11,6 +11,7 @@ together, and a few inputs the spec rules out.
 
     import replay_cases; cases = replay_cases.random_cases(300, seed=1)
     python3 tools/replay_cases.py --out FILE --count N --seed S --vocab-max V
+                                  [--vocab-min W]
 """
 
 import argparse
@@ -163,10 +164,11 @@ def random_seed(rng):
     return rng.choice([0, (1 << 64) - 1, rng.getrandbits(64), rng.getrandbits(64)])
 
 
-def random_case(rng, name, vocab_max=5000):
-    """One valid case (the spec accepts every input it has)."""
-    vocab = int(math.exp(rng.uniform(math.log(2), math.log(vocab_max + 1))))
-    vocab = max(2, min(vocab, vocab_max))
+def random_case(rng, name, vocab_max=5000, vocab_min=2):
+    """One valid case (the spec accepts every input it has); the vocabulary
+    size is log-uniform in [vocab_min, vocab_max]."""
+    vocab = int(math.exp(rng.uniform(math.log(vocab_min), math.log(vocab_max + 1))))
+    vocab = max(vocab_min, min(vocab, vocab_max))
     x = random_logits(rng, vocab)
     prompt = random_history(rng, x)
     params = random_params(rng, x, prompt)
@@ -246,14 +248,14 @@ def edge_cases():
     ]
 
 
-def random_cases(count, seed, vocab_max=5000):
-    """`count` cases from a fixed seed: edge and bad-input cases, then
-    random valid ones."""
+def random_cases(count, seed, vocab_max=5000, vocab_min=2):
+    """`count` cases from a fixed seed: the edge and bad-input cases first
+    (as many as fit), then random valid ones."""
     rng = random.Random(seed)
     fixed = edge_cases() + bad_cases()
     cases = fixed[:count]
     while len(cases) < count:
-        cases.append(random_case(rng, f"random_{len(cases)}", vocab_max))
+        cases.append(random_case(rng, f"random_{len(cases)}", vocab_max, vocab_min))
     return cases
 
 
@@ -268,8 +270,12 @@ def main():
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--vocab-max", type=int, default=5000)
+    ap.add_argument("--vocab-min", type=int, default=2)
     args = ap.parse_args()
-    write_cases(args.out, random_cases(args.count, args.seed, args.vocab_max))
+    if not 1 <= args.vocab_min <= args.vocab_max:
+        ap.error("need 1 <= --vocab-min <= --vocab-max")
+    write_cases(args.out, random_cases(args.count, args.seed, args.vocab_max,
+                                       args.vocab_min))
 
 
 if __name__ == "__main__":

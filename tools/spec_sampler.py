@@ -210,7 +210,9 @@ def sample(x, prompt, out, p, rng):
         raise BadInput(f"temperature = {T!r}: too small, max(l) / T = {M / T!r}")
     l = [l[i] / T for i in range(V)]
 
-    # K: ascending ids; an id whose logit is -inf never enters it.
+    # K: ascending ids; an id whose logit is -inf never enters it. Read here,
+    # after step 5: an id that only l / T made -inf would have q = 0 anyway,
+    # so reading it after step 3 instead picks the same token.
     K = [i for i in range(V) if l[i] != -math.inf]
 
     # 6. Top-k: the first k ids in (l desc, id asc) order.
