@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Random replay cases aimed at the places where sampling engines disagree.
+
+Every case is in the replay format that `exactsample replay` and
+tools/spec_sampler.py read. The mix: vocabularies from 2 to vocab_max,
+-inf masks (up to all ids but one), exact ties (also across the top-k
+boundary), histories on the top ids, penalties pushing logits across 0,
+temperatures from 1e-3 to 100, top_p 0 and exactly at (or one ulp around)
+a partial sum, min_p up to 1 and at a q ratio, greedy, every filter
+together, and a few inputs the spec rules out.
+
+    import replay_cases; cases = replay_cases.random_cases(300, seed=1)
+    python3 tools/replay_cases.py --out FILE --count N --seed S --vocab-max V
+                                  [--vocab-min W]
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import spec_sampler  # noqa: E402  (same folder)
+
+NEG_INF = "-inf"
+
+
+def encode(values):
+    """f32 values for JSON: the f64 repr round-trips, -inf as a string."""
+    return [NEG_INF if v == -math.inf else v for v in values]
+
+
+def random_logits(rng, vocab):
+    """f32 logits in one of several shapes, with ties and masks."""
+    shape = rng.choice(["normal", "levels", "peaked", "wide", "near_zero"])
+    scale = math.exp(rng.uniform(math.log(0.01), math.log(20.0)))
+    if shape == "normal":
+        x = [rng.gauss(0.0, scale) for _ in range(vocab)]
+    elif shape == "levels":  # few distinct values: ties everywhere
+        levels = [rng.gauss(0.0, scale) for _ in range(rng.randint(1, 6))]
+        x = [rng.choice(levels) for _ in range(vocab)]
+    elif shape == "peaked":
+        x = [rng.gauss(0.0, 1.0) for _ in range(vocab)]
+        for _ in range(rng.randint(1, 3)):
+            x[rng.randrange(vocab)] = rng.uniform(5.0, 30.0)
+    elif shape == "wide":  # exp(l - M) underflows to 0 for many ids
+        x = [rng.uniform(-800.0, 80.0) for _ in range(vocab)]
+    else:  # small values, so that penalties move them across 0
+        x = [rng.choice([0.0, -0.0, rng.uniform(-0.5, 0.5)]) for _ in range(vocab)]
+    if rng.random() < 0.3:  # duplicate some values exactly
+        for _ in range(rng.randint(1, max(1, vocab // 4))):
+            x[rng.randrange(vocab)] = x[rng.randrange(vocab)]
+    x = [spec_sampler.to_f32(v) for v in x]
+    if rng.random() < 0.3:
+        mask_ids(rng, x)
+    return x
+
+
+def mask_ids(rng, x):
+    """Sets a share of ids to -inf (up to all but one; one id stays finite)."""
+    vocab = len(x)
+    share = rng.choice([0.1, 0.5, 0.9, 0.99, 1.0])
+    keep = rng.randrange(vocab)
+    for i in range(vocab):
+        if i != keep and rng.random() < share:
+            x[i] = -math.inf
+
+
+def ranked(x):
+    """Finite ids in (x desc, id asc) order."""
+    return spec_sampler.descending(x, [i for i in range(len(x)) if x[i] != -math.inf])
+
+
+def tie_at_boundary(x, k):
+    """Makes the k-th and (k+1)-th ranked logits equal (ids differ)."""
+    order = ranked(x)
+    if 0 < k < len(order):
+        x[order[k]] = x[order[k - 1]]
+
+
+def random_history(rng, x):
+    """Prompt ids, often the top ids so that penalties hit them."""
+    top = ranked(x)[:8]
+    return [rng.choice(top) if rng.random() < 0.6 else rng.randrange(len(x))
+            for _ in range(rng.choice([0, 0, 1, 3, 10, 30]))]
+
+
+def first_step_q(x, prompt, params):
+    """Tempered logits, kept ids after top-k, and q over them, for step one
+    (no generated ids yet), to place top_p and min_p on exact values."""
+    l = [float(v) for v in x]
+    r = params.get("repetition_penalty", 1.0)
+    for i in set(prompt):
+        l[i] = l[i] / r if l[i] > 0 else l[i] * r
+    t = params.get("temperature", 1.0) or 1.0  # greedy: q before temperature
+    l = [v / t for v in l]
+    kept = spec_sampler.descending(l, [i for i in range(len(l)) if l[i] != -math.inf])
+    k = params.get("top_k", 0)
+    if 0 < k < len(kept):
+        kept = kept[:k]
+    return l, kept, spec_sampler.softmax(l, sorted(kept))
+
+
+def near(rng, v):
+    """v itself or one ulp to either side."""
+    return rng.choice([v, v, math.nextafter(v, -math.inf), math.nextafter(v, math.inf)])
+
+
+def top_p_at_partial_sum(rng, x, prompt, params):
+    """top_p equal to (or one ulp off) a running sum of the top-p walk."""
+    l, kept, q = first_step_q(x, prompt, params)
+    s, sums = 0.0, []
+    for i in kept:  # kept is in (l desc, id asc) order: the walk's order
+        s = s + q[i]
+        sums.append(s)
+    return near(rng, rng.choice(sums[:8]))
+
+
+def min_p_at_ratio(rng, x, prompt, params):
+    """min_p near q[i] / max(q) for one kept id."""
+    _, kept, q = first_step_q(x, prompt, params)
+    q_max = q[kept[0]]
+    return min(1.0, near(rng, q[rng.choice(kept[:8])] / q_max))
+
+
+def random_params(rng, x, prompt):
+    vocab = len(x)
+    mix = rng.choice(["plain", "some", "some", "some", "all", "all", "greedy"])
+    p = {}
+    pick = (lambda: True) if mix == "all" else (lambda: rng.random() < 0.5)
+    if mix == "plain":
+        return p
+    if mix == "greedy":
+        p["temperature"] = 0.0
+    elif pick():
+        p["temperature"] = rng.choice(
+            [1.0, math.exp(rng.uniform(math.log(1e-3), math.log(100.0)))])
+    if pick():
+        p["repetition_penalty"] = rng.choice([rng.uniform(0.5, 2.0), 1.0, 10.0])
+    if pick():
+        p["presence_penalty"] = rng.uniform(-3.0, 3.0)
+    if pick():
+        p["frequency_penalty"] = rng.uniform(-2.0, 2.0)
+    if pick():
+        k = rng.choice([1, 2, rng.randint(1, vocab), rng.randint(1, 50), vocab - 1,
+                        vocab, vocab + 3])
+        p["top_k"] = k
+        if rng.random() < 0.5:
+            tie_at_boundary(x, k)
+    if pick():
+        p["top_p"] = rng.choice([0.0, rng.random(), 1.0, None, None])
+        if p["top_p"] is None:
+            p["top_p"] = top_p_at_partial_sum(rng, x, prompt, p)
+    if pick():
+        p["min_p"] = rng.choice([rng.random(), 1.0, 1e-300, None])
+        if p["min_p"] is None:
+            p["min_p"] = min_p_at_ratio(rng, x, prompt, p)
+    return p
+
+
+def random_seed(rng):
+    return rng.choice([0, (1 << 64) - 1, rng.getrandbits(64), rng.getrandbits(64)])
+
+
+def random_case(rng, name, vocab_max=5000, vocab_min=2):
+    """One valid case (the spec accepts every input it has); the vocabulary
+    size is log-uniform in [vocab_min, vocab_max]."""
+    vocab = int(math.exp(rng.uniform(math.log(vocab_min), math.log(vocab_max + 1))))
+    vocab = max(vocab_min, min(vocab, vocab_max))
+    x = random_logits(rng, vocab)
+    prompt = random_history(rng, x)
+    params = random_params(rng, x, prompt)
+    return {"name": name, "logits": encode(x), "params": params,
+            "prompt": prompt, "seed": random_seed(rng),
+            "steps": rng.choice([1, 5, 12, 12, 16])}
+
+
+def bad_cases():
+    """Inputs the spec rules out, each alone; the last two fail only after
+    some tokens (a count reaching 2, a prompt id turning +inf)."""
+    base = {"logits": [0.5, -1.0, 2.0], "seed": 3, "steps": 3}
+
+    def case(name, **kw):
+        c = dict(base, name="bad_" + name)
+        c.update(kw)
+        return c
+
+    return [
+        case("empty_logits", logits=[]),
+        case("nan_logit", logits=[0.5, "nan", 1.0]),
+        case("inf_logit", logits=[0.5, "inf", 1.0]),
+        case("all_masked", logits=[NEG_INF, NEG_INF]),
+        case("prompt_id_v", prompt=[0, 3]),
+        case("prompt_id_negative", prompt=[-1]),
+        case("temperature_negative", params={"temperature": -0.5}),
+        case("temperature_nan", params={"temperature": "nan"}),
+        case("temperature_inf", params={"temperature": "inf"}),
+        case("top_p_negative", params={"top_p": -0.1}),
+        case("top_p_nan", params={"top_p": "nan"}),
+        case("min_p_above_1", params={"min_p": 1.5}),
+        case("min_p_negative", params={"min_p": -0.1}),
+        case("min_p_nan", params={"min_p": "nan"}),
+        case("top_k_negative", params={"top_k": -1}),
+        case("top_k_fraction", params={"top_k": 2.5}),
+        case("repetition_zero", params={"repetition_penalty": 0.0}),
+        case("repetition_negative", params={"repetition_penalty": -1.0}),
+        case("repetition_inf", params={"repetition_penalty": "inf"}),
+        case("presence_inf", params={"presence_penalty": "inf"}),
+        case("frequency_nan", params={"frequency_penalty": "nan"}),
+        case("penalty_makes_inf", logits=[3e38, -1.0], prompt=[0],
+             params={"repetition_penalty": 1e-300}),
+        case("penalty_makes_all_masked", logits=[-3e38, NEG_INF], prompt=[0],
+             params={"repetition_penalty": 1e300}),
+        case("temperature_overflows", logits=[3e38, 0.0],
+             params={"temperature": 1e-300}),
+        case("temperature_overflows_negative", logits=[-3e38],
+             params={"temperature": 1e-300}),
+        case("frequency_makes_inf_at_step_3", logits=[0.0, NEG_INF],
+             params={"frequency_penalty": -1e308}),
+    ]
+
+
+def edge_cases():
+    """Valid inputs at the edges the spec defines."""
+    return [
+        {"name": "edge_spec_example", "logits": [1.0, 3.0, 2.0, 3.0, -1.0],
+         "params": {"top_k": 3, "top_p": 0.8}, "seed": 0},
+        {"name": "edge_single_id", "logits": [-2.5], "seed": 9},
+        {"name": "edge_greedy_ties", "logits": [1.0, 4.0, 4.0, NEG_INF, 4.0],
+         "params": {"temperature": 0.0}, "seed": 1},
+        # max(l) = 0: l / T stays finite for it and is -inf for the others.
+        {"name": "edge_subnormal_temperature", "logits": [-1.0, 0.0, -3.0, 0.0],
+         "params": {"temperature": 5e-324, "top_k": 3}, "seed": 2},
+        {"name": "edge_top_k_beyond_finite", "logits": [1.0, NEG_INF, 1.0, NEG_INF],
+         "params": {"top_k": 3}, "seed": 4},
+        {"name": "edge_min_p_tiny", "logits": [0.0, -800.0, -1.0],
+         "params": {"min_p": 5e-324}, "seed": 5},
+        # This seed's first u is 1 - 2^-53 (found by inverting PCG32's output
+        # and mix64), and these q add up to 1 - 2^-53 in ascending ids, so
+        # the walk ends with c == u: the fallback picks id 4 (id 5 has q 0).
+        {"name": "edge_cdf_fallback",
+         "logits": [1.655751347541809, -1.5056840181350708, -2.688880443572998,
+                    -2.058892011642456, -0.7692398428916931, -800.0],
+         "seed": 11224802225656023891, "steps": 1},
+        {"name": "edge_zero_steps_bad_logits", "logits": ["nan"], "seed": 6, "steps": 0},
+    ]
+
+
+def random_cases(count, seed, vocab_max=5000, vocab_min=2):
+    """`count` cases from a fixed seed: the edge and bad-input cases first
+    (as many as fit), then random valid ones."""
+    rng = random.Random(seed)
+    fixed = edge_cases() + bad_cases()
+    cases = fixed[:count]
+    while len(cases) < count:
+        cases.append(random_case(rng, f"random_{len(cases)}", vocab_max, vocab_min))
+    return cases
+
+
+def write_cases(path, cases):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"cases": cases}, f, allow_nan=False)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="replay file to write")
+    ap.add_argument("--count", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--vocab-max", type=int, default=5000)
+    ap.add_argument("--vocab-min", type=int, default=2)
+    args = ap.parse_args()
+    if not 1 <= args.vocab_min <= args.vocab_max:
+        ap.error("need 1 <= --vocab-min <= --vocab-max")
+    write_cases(args.out, random_cases(args.count, args.seed, args.vocab_max,
+                                       args.vocab_min))
+
+
+if __name__ == "__main__":
+    main()

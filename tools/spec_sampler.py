@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""spec/sampling.md and spec/pcg32.md, transcribed in plain Python.
+
+An independent oracle for the C++ engines: standard library only, Python
+floats (IEEE f64), math.exp and math.log (the platform's libm), explicit
+left-to-right loops (no sum(), no fsum), one visible block per spec step.
+
+    python3 tools/spec_sampler.py replay FILE
+
+FILE is {"cases": [...]}; each case has name, logits (numbers or strings
+such as "-inf", read as f64 then rounded to f32), params (optional; missing
+fields take the spec defaults), prompt (default []), seed (u64) and steps
+(default 12). Prints one JSON line per case, {"name", "ids", "logprobs"} or
+{"name", "error"}; exits 1 if any case failed, 2 on an unreadable file.
+"""
+
+import json
+import math
+import struct
+import sys
+
+# ---------------------------------------------------------------- PCG32
+
+U64 = (1 << 64) - 1
+U32 = (1 << 32) - 1
+MULTIPLIER = 6364136223846793005
+SAMPLE = 4  # purpose id of the request generator
+
+
+class Pcg32:
+    """PCG-XSH-RR, 64-bit state, 32-bit output (spec/pcg32.md)."""
+
+    def __init__(self, initstate, seq):
+        self.inc = ((seq << 1) | 1) & U64
+        self.state = 0
+        self.next_u32()
+        self.state = (self.state + initstate) & U64
+        self.next_u32()
+
+    def next_u32(self):
+        old = self.state
+        self.state = (old * MULTIPLIER + self.inc) & U64
+        xs = (((old >> 18) ^ old) >> 27) & U32
+        rot = old >> 59
+        return ((xs >> rot) | (xs << ((32 - rot) & 31))) & U32
+
+    def uniform_f64(self):
+        a = self.next_u32()
+        b = self.next_u32()
+        # An integer below 2^53 converts exactly; the scaling is exact.
+        return float((a >> 5) * (1 << 26) + (b >> 6)) * 2.0 ** -53
+
+
+def mix64(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & U64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & U64
+    return z ^ (z >> 31)
+
+
+def child_seed(seed, p):
+    return mix64((seed + p * 0x9E3779B97F4A7C15) & U64)
+
+
+def stream(seed, p):
+    return Pcg32(child_seed(seed, p), p)
+
+
+# ---------------------------------------------------------------- inputs
+
+DEFAULTS = {
+    "temperature": 1.0,
+    "repetition_penalty": 1.0,
+    "presence_penalty": 0.0,
+    "frequency_penalty": 0.0,
+    "top_k": 0,
+    "top_p": 1.0,
+    "min_p": 0.0,
+}
+
+
+class BadInput(Exception):
+    """An input the spec rules out; the case reports it instead of a token."""
+
+
+def check_params(p):
+    T = p["temperature"]
+    if not math.isfinite(T) or T < 0:
+        raise BadInput(f"temperature = {T!r}: must be finite and >= 0")
+    if math.isnan(p["top_p"]) or p["top_p"] < 0:
+        raise BadInput(f"top_p = {p['top_p']!r}: must be >= 0")
+    if not 0 <= p["min_p"] <= 1:  # False for NaN too
+        raise BadInput(f"min_p = {p['min_p']!r}: must be in [0, 1]")
+    if p["top_k"] < 0:
+        raise BadInput(f"top_k = {p['top_k']!r}: must be >= 0")
+    r = p["repetition_penalty"]
+    if not math.isfinite(r) or r <= 0:
+        raise BadInput(f"repetition_penalty = {r!r}: must be finite and > 0")
+    for name in ("presence_penalty", "frequency_penalty"):
+        if not math.isfinite(p[name]):
+            raise BadInput(f"{name} = {p[name]!r}: must be finite")
+
+
+def check_logits(x):
+    if len(x) == 0:
+        raise BadInput("logits: empty")
+    any_finite = False
+    for i in range(len(x)):
+        if math.isnan(x[i]) or x[i] == math.inf:
+            raise BadInput(f"logits[{i}] = {x[i]!r}: must not be NaN or +inf")
+        if x[i] != -math.inf:
+            any_finite = True
+    if not any_finite:
+        raise BadInput("logits: every logit is -inf")
+
+
+def check_ids(field, ids, V):
+    for j in range(len(ids)):
+        if not 0 <= ids[j] < V:
+            raise BadInput(f"{field}[{j}] = {ids[j]}: outside [0, {V})")
+
+
+# ---------------------------------------------------------------- the steps
+
+
+def softmax(l, K):
+    """Step 9 over the kept set K (ascending ids): q[i] for each i in K."""
+    M = -math.inf
+    for i in K:
+        if l[i] > M:
+            M = l[i]
+    e = {}
+    for i in K:
+        e[i] = math.exp(l[i] - M)
+    Z = 0.0
+    for i in K:
+        Z = Z + e[i]
+    q = {}
+    for i in K:
+        q[i] = e[i] / Z
+    return q
+
+
+def descending(l, K):
+    """K in (l desc, id asc) order."""
+    return sorted(K, key=lambda i: (-l[i], i))
+
+
+def sample(x, prompt, out, p, rng):
+    """One token: steps 1 to 11. Returns (id, logprob); raises BadInput."""
+    check_params(p)
+    check_logits(x)
+    V = len(x)
+    check_ids("prompt", prompt, V)
+    check_ids("generated", out, V)
+    T = p["temperature"]
+    r = p["repetition_penalty"]
+    a_p = p["presence_penalty"]
+    a_f = p["frequency_penalty"]
+    k = p["top_k"]
+    top_p = p["top_p"]
+    m = p["min_p"]
+
+    # 1. Widen (Python floats are f64; x already holds f32 values).
+    l = [float(x[i]) for i in range(V)]
+
+    # 2. Repetition penalty over the distinct ids of prompt and out.
+    if r != 1:
+        for i in sorted(set(prompt) | set(out)):
+            if l[i] > 0:
+                l[i] = l[i] / r
+            else:
+                l[i] = l[i] * r
+
+    # 3. Presence and frequency over the generated ids (count c > 0).
+    if a_p != 0 or a_f != 0:
+        count = {}
+        for i in out:
+            count[i] = count.get(i, 0) + 1
+        for i in sorted(count):
+            l[i] = l[i] - a_f * count[i] - a_p
+    for i in range(V):
+        if math.isnan(l[i]) or l[i] == math.inf:
+            raise BadInput(f"penalties make the logit of id {i} {l[i]!r}")
+
+    #    The reported logprob: log_softmax over all V ids, as in step 9.
+    M = -math.inf
+    for i in range(V):
+        if l[i] > M:
+            M = l[i]
+    if M == -math.inf:
+        raise BadInput("penalties make every logit -inf")
+    Z = 0.0
+    for i in range(V):
+        Z = Z + math.exp(l[i] - M)
+    l3 = l  # step 5 builds a new list, so these stay the step-3 logits
+
+    def logprob(c):
+        return (l3[c] - M) - math.log(Z)
+
+    # 4. Greedy: the largest l, ties to the lowest id; no draw.
+    if T == 0:
+        best = 0
+        for i in range(V):
+            if l[i] > l[best]:
+                best = i
+        return best, logprob(best)
+
+    # 5. Temperature.
+    if M / T == math.inf or M / T == -math.inf:
+        raise BadInput(f"temperature = {T!r}: too small, max(l) / T = {M / T!r}")
+    l = [l[i] / T for i in range(V)]
+
+    # K: ascending ids; an id whose logit is -inf never enters it. Read here,
+    # after step 5: an id that only l / T made -inf would have q = 0 anyway,
+    # so reading it after step 3 instead picks the same token.
+    K = [i for i in range(V) if l[i] != -math.inf]
+
+    # 6. Top-k: the first k ids in (l desc, id asc) order.
+    if k != 0 and k < V:
+        first_k = set(descending(l, K)[:k])
+        K = [i for i in K if i in first_k]
+
+    # 7. Top-p: walk (l desc, id asc) adding q; keep up to and including the
+    #    first id where the running sum s reaches p.
+    if top_p < 1:
+        q = softmax(l, K)
+        keep = set()
+        s = 0.0
+        for i in descending(l, K):
+            keep.add(i)
+            s = s + q[i]
+            if s >= top_p:
+                break
+        K = [i for i in K if i in keep]
+
+    # 8. Min-p: keep q[i] >= m * max(q), q over the current K.
+    if m != 0:
+        q = softmax(l, K)
+        q_max = 0.0
+        for i in K:
+            if q[i] > q_max:
+                q_max = q[i]
+        K = [i for i in K if q[i] >= m * q_max]
+
+    # 9. Softmax over the final K.
+    q = softmax(l, K)
+
+    # 10. Exactly one draw.
+    u = rng.uniform_f64()
+
+    # 11. Inverse CDF in ascending id order; if rounding leaves c below u,
+    #     the largest id in K with q > 0.
+    c = 0.0
+    for i in K:
+        c = c + q[i]
+        if u < c:
+            return i, logprob(i)
+    for i in reversed(K):
+        if q[i] > 0:
+            return i, logprob(i)
+    raise AssertionError("unreachable: the largest logit in K has q = 1/Z > 0")
+
+
+# ---------------------------------------------------------------- replay
+
+
+def to_f64(v, what):
+    """A JSON number or a string such as "-inf" or "2.88", as an f64."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise BadInput(f"{what}: not a number: {v!r}")
+    try:
+        return float(v)
+    except (ValueError, OverflowError):
+        raise BadInput(f"{what}: not a number: {v!r}") from None
+
+
+def to_f32(v):
+    """Rounds an f64 to the nearest f32 (ties to even), as a C cast does."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", v))[0]
+    except OverflowError:  # rounds beyond the largest f32
+        return math.copysign(math.inf, v)
+
+
+def to_int(v, what, lo, hi):
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise BadInput(f"{what}: not an integer in [{lo}, {hi}]: {v!r}")
+    return v
+
+
+def read_case(case):
+    """(logits, prompt, params, seed, steps) of one replay case."""
+    if not isinstance(case, dict):
+        raise BadInput("a case must be an object")
+    logits = case.get("logits")
+    if not isinstance(logits, list):
+        raise BadInput("logits: must be a list")
+    x = [to_f32(to_f64(logits[i], f"logits[{i}]")) for i in range(len(logits))]
+    params = dict(DEFAULTS)
+    given = case.get("params", {})
+    if not isinstance(given, dict):
+        raise BadInput("params: must be an object")
+    for name, value in given.items():
+        if name not in DEFAULTS:
+            raise BadInput(f"params: unknown field {name!r}")
+        if name == "top_k":
+            params[name] = to_int(value, name, -(1 << 63), (1 << 63) - 1)
+        else:
+            params[name] = to_f64(value, name)
+    prompt = case.get("prompt", [])
+    if not isinstance(prompt, list):
+        raise BadInput("prompt: must be a list")
+    prompt = [to_int(prompt[j], f"prompt[{j}]", -(1 << 31), (1 << 31) - 1)
+              for j in range(len(prompt))]
+    seed = to_int(case.get("seed"), "seed", 0, U64)
+    steps = to_int(case.get("steps", 12), "steps", 0, (1 << 31) - 1)
+    return x, prompt, params, seed, steps
+
+
+def replay_case(case):
+    """The output object for one case."""
+    name = case.get("name") if isinstance(case, dict) else None
+    try:
+        x, prompt, params, seed, steps = read_case(case)
+        rng = stream(seed, SAMPLE)
+        ids, logprobs = [], []
+        for _ in range(steps):
+            token, logprob = sample(x, prompt, ids, params, rng)
+            ids.append(token)
+            logprobs.append(logprob)
+    except BadInput as e:
+        return {"name": name, "error": str(e)}
+    return {"name": name, "ids": ids, "logprobs": logprobs}
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] != "replay":
+        print("usage: spec_sampler.py replay FILE", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[2], encoding="utf-8") as f:
+            cases = json.load(f)["cases"]
+        if not isinstance(cases, list):
+            raise TypeError("cases must be a list")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"spec_sampler.py: cannot read {argv[2]}: {e}", file=sys.stderr)
+        return 2
+    failed = 0
+    for case in cases:
+        result = replay_case(case)
+        failed += "error" in result
+        print(json.dumps(result), flush=False)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
