@@ -27,7 +27,7 @@ Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
     case Engine::fast:
       break;
   }
-  return scalar_ref::Sample(request, rng);
+  return scalar_ref::Sample(request, rng, options.trace);
 }
 
 }  // namespace exactsample

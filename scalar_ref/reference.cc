@@ -16,6 +16,7 @@ using Ids = std::vector<int32_t>;  // a kept set, ascending ids
 // Step 9: softmax over the kept set K (ascending ids).
 struct Softmax {
   double max = -INFINITY;
+  double z = 0.0;
   std::vector<double> q;  // q[j] for the id K[j]
 };
 
@@ -28,6 +29,7 @@ Softmax SoftmaxOver(const std::vector<double>& t, const Ids& kept) {
     e[j] = std::exp(t[kept[j]] - s.max);
     z += e[j];
   }
+  s.z = z;
   s.q.resize(kept.size());
   for (size_t j = 0; j < kept.size(); ++j) s.q[j] = e[j] / z;
   return s;
@@ -55,7 +57,7 @@ Ids Select(const Ids& kept, const std::vector<bool>& keep) {
 
 }  // namespace
 
-Result<Token> Sample(const Request& request, Pcg32& rng) {
+Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
   if (auto e = checks::LogitValues(request.logits)) return *e;
   const SamplingParams& p = request.params;
   const size_t vocab = request.logits.size();
@@ -101,6 +103,12 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
   auto logprob_of = [&](int32_t id) {
     return (l[id] - max_logit) - std::log(z_all);
   };
+  if (trace != nullptr) {
+    *trace = Trace{};
+    trace->penalized = l;
+    trace->max_logit = max_logit;
+    trace->z_all = z_all;
+  }
 
   // Step 4. Greedy: the largest l, ties to the lowest id; no draw.
   if (p.temperature == 0.0) {
@@ -125,6 +133,7 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
     for (int64_t r = 0; r < p.top_k; ++r) keep[order[r]] = true;
     kept = Select(kept, keep);
   }
+  if (trace != nullptr) trace->kept_top_k = kept;
 
   // Step 7. Top-p: walk (l desc, id asc) adding q; keep up to and including
   // the first id where the running sum reaches p.
@@ -140,6 +149,7 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
     }
     kept = Select(kept, keep);
   }
+  if (trace != nullptr) trace->kept_top_p = kept;
 
   // Step 8. Min-p: keep q >= m * max(q).
   if (p.min_p != 0.0) {
@@ -150,6 +160,7 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
     for (size_t j = 0; j < kept.size(); ++j) keep[j] = sm.q[j] >= threshold;
     kept = Select(kept, keep);
   }
+  if (trace != nullptr) trace->kept_min_p = kept;
 
   // Step 9. Softmax over the final kept set.
   const Softmax sm = SoftmaxOver(t, kept);
@@ -159,6 +170,13 @@ Result<Token> Sample(const Request& request, Pcg32& rng) {
 
   // Step 11.
   const int32_t id = InverseCdf(kept, sm.q, u);
+  if (trace != nullptr) {
+    double c = 0.0;
+    for (size_t j = 0; j < kept.size() && kept[j] <= id; ++j) c += sm.q[j];
+    trace->z_kept = sm.z;
+    trace->u = u;
+    trace->cdf_at_choice = c;
+  }
   return Token{id, logprob_of(id)};
 }
 

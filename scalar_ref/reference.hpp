@@ -10,8 +10,8 @@
 
 namespace exactsample::scalar_ref {
 
-// `request` must have passed checks::ParamsAndIds.
-Result<Token> Sample(const Request& request, Pcg32& rng);
+// `request` must have passed checks::ParamsAndIds. Fills *trace when given.
+Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace);
 
 // Step 11 on its own (so its fallback can be tested with a chosen u): q[j]
 // belongs to kept[j], ids ascending.

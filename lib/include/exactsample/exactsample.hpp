@@ -9,12 +9,14 @@
 //   else generated.push_back(r->id);
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "exactsample/pcg32.hpp"
 
@@ -44,8 +46,24 @@ enum class Engine {
   fast,       // SIMD kernels, bit-identical to the reference (simd/)
 };
 
+// Intermediate values of one sample() call, filled by either engine when
+// SampleOptions::trace is set (slower: for audits and debugging). Kept sets
+// are ascending ids of K after each step, ids whose e underflowed to 0
+// included; steps that are off leave K as it was. For a greedy token the
+// kept sets are empty and the values after step 4 are NaN.
+struct Trace {
+  std::vector<double> penalized;  // l after steps 1 to 3, all V ids
+  double max_logit = NAN;         // M over all V ids (the logprob's softmax)
+  double z_all = NAN;             // Z over all V ids
+  std::vector<int32_t> kept_top_k, kept_top_p, kept_min_p;
+  double z_kept = NAN;            // step 9's Z over the final K
+  double u = NAN;                 // step 10's draw
+  double cdf_at_choice = NAN;     // step 11's running sum through the id
+};
+
 struct SampleOptions {
   Engine engine = Engine::reference;
+  Trace* trace = nullptr;
 };
 
 struct Token {
