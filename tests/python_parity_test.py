@@ -57,10 +57,12 @@ def main():
     ap.add_argument("--cases", type=int, default=400)
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--vocab-max", type=int, default=5000)
+    ap.add_argument("--vocab-min", type=int, default=2)
     ap.add_argument("--engine", default="reference", help="reference or fast")
     args = ap.parse_args()
 
-    cases = replay_cases.random_cases(args.cases, args.seed, args.vocab_max)
+    cases = replay_cases.random_cases(args.cases, args.seed, args.vocab_max,
+                                       args.vocab_min)
     fd, path = tempfile.mkstemp(prefix="parity_", suffix=".json")
     os.close(fd)
     replay_cases.write_cases(path, cases)
