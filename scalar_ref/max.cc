@@ -1,0 +1,34 @@
+#include "scalar_ref/max.hpp"
+
+#include <cmath>
+
+namespace exactsample::scalar_ref {
+
+WidenResult WidenMax(const float* x, size_t n, double* l_out) {
+  WidenResult r{-INFINITY, false};
+  for (size_t i = 0; i < n; ++i) {
+    l_out[i] = static_cast<double>(x[i]);
+    r.bad |= !(l_out[i] < INFINITY);  // NaN or +inf
+    if (l_out[i] > r.max) r.max = l_out[i];
+  }
+  r.max += 0.0;  // -0.0 + 0.0 is +0.0; every other value is unchanged
+  return r;
+}
+
+double Max(const double* l, size_t n) {
+  double m = -INFINITY;
+  for (size_t i = 0; i < n; ++i) {
+    if (l[i] > m) m = l[i];
+  }
+  return m + 0.0;  // -0.0 + 0.0 is +0.0; every other value is unchanged
+}
+
+size_t Argmax(const double* l, size_t n) {
+  size_t best = 0;
+  for (size_t i = 1; i < n; ++i) {
+    if (l[i] > l[best]) best = i;
+  }
+  return best;
+}
+
+}  // namespace exactsample::scalar_ref

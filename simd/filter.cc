@@ -1,0 +1,26 @@
+// Dispatch for the zeroing filters: one copy of simd/filter-inl.h per target.
+#include "simd/filter.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/filter.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "simd/filter-inl.h"
+
+#if HWY_ONCE
+namespace exactsample::simd {
+
+HWY_EXPORT(ZeroAfterImpl);
+HWY_EXPORT(MinPFilterImpl);
+
+size_t ZeroAfter(const double* l, double divisor, double* e, size_t n,
+                 double t_cut, int32_t id_cut) {
+  return HWY_DYNAMIC_DISPATCH(ZeroAfterImpl)(l, divisor, e, n, t_cut, id_cut);
+}
+
+size_t MinPFilter(double* e, size_t n, double z, double threshold) {
+  return HWY_DYNAMIC_DISPATCH(MinPFilterImpl)(e, n, z, threshold);
+}
+
+}  // namespace exactsample::simd
+#endif  // HWY_ONCE

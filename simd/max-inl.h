@@ -1,0 +1,85 @@
+// Per-target bodies of the max kernels (simd/max.hpp). Tails shorter than a
+// vector go to the scalar twins, which define the results.
+
+#if defined(EXACTSAMPLE_SIMD_MAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef EXACTSAMPLE_SIMD_MAX_INL_H_
+#undef EXACTSAMPLE_SIMD_MAX_INL_H_
+#else
+#define EXACTSAMPLE_SIMD_MAX_INL_H_
+#endif
+
+#include <algorithm>
+#include <cmath>
+
+#include "hwy/highway.h"
+#include "scalar_ref/max.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Two vectors per step: independent max chains hide the Max latency.
+WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
+  const hn::ScalableTag<double> d;
+  const hn::Rebind<float, decltype(d)> df;
+  const size_t N = hn::Lanes(d);
+  const auto inf = hn::Set(d, INFINITY);
+  auto max0 = hn::Set(d, -INFINITY);
+  auto max1 = max0;
+  // Lanes that saw only values below +inf (false for NaN and +inf).
+  auto ok = hn::Eq(max0, max0);
+  size_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const auto v0 = hn::PromoteTo(d, hn::LoadU(df, x + i));
+    const auto v1 = hn::PromoteTo(d, hn::LoadU(df, x + i + N));
+    hn::StoreU(v0, d, l_out + i);
+    hn::StoreU(v1, d, l_out + i + N);
+    max0 = hn::Max(max0, v0);
+    max1 = hn::Max(max1, v1);
+    ok = hn::And(ok, hn::And(hn::Lt(v0, inf), hn::Lt(v1, inf)));
+  }
+  WidenResult r = scalar_ref::WidenMax(x + i, n - i, l_out + i);
+  const double vmax = hn::GetLane(hn::MaxOfLanes(d, hn::Max(max0, max1)));
+  r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum
+  r.bad |= !hn::AllTrue(d, ok);
+  return r;
+}
+
+double MaxImpl(const double* l, size_t n) {
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  auto max0 = hn::Set(d, -INFINITY);
+  auto max1 = max0, max2 = max0, max3 = max0;
+  size_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    max0 = hn::Max(max0, hn::LoadU(d, l + i));
+    max1 = hn::Max(max1, hn::LoadU(d, l + i + N));
+    max2 = hn::Max(max2, hn::LoadU(d, l + i + 2 * N));
+    max3 = hn::Max(max3, hn::LoadU(d, l + i + 3 * N));
+  }
+  const auto all = hn::Max(hn::Max(max0, max1), hn::Max(max2, max3));
+  const double vmax = hn::GetLane(hn::MaxOfLanes(d, all));
+  // The twin of an empty tail is -inf.
+  return std::max(vmax, scalar_ref::Max(l + i, n - i)) + 0.0;
+}
+
+// Max, then the first id equal to it; the second pass stops there. Measured
+// (V = 128256, the maximum at a random id) as fast as one pass that tracks a
+// (max, id) pair per lane on AVX3 and AVX2, and 15% faster on SSE4.
+size_t ArgmaxImpl(const double* l, size_t n) {
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  const double m = MaxImpl(l, n);
+  const auto vm = hn::Set(d, m);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const intptr_t lane = hn::FindFirstTrue(d, hn::Eq(hn::LoadU(d, l + i), vm));
+    if (lane >= 0) return i + static_cast<size_t>(lane);
+  }
+  return i + scalar_ref::Argmax(l + i, n - i);  // the maximum is in the tail
+}
+
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // EXACTSAMPLE_SIMD_MAX_INL_H_

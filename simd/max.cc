@@ -1,0 +1,30 @@
+// Dispatch for the max kernels: one copy of simd/max-inl.h per target.
+#include "simd/max.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/max.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "simd/max-inl.h"
+
+#if HWY_ONCE
+namespace exactsample::simd {
+
+HWY_EXPORT(WidenMaxImpl);
+HWY_EXPORT(MaxImpl);
+HWY_EXPORT(ArgmaxImpl);
+
+WidenResult WidenMax(const float* x, size_t n, double* l_out) {
+  return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out);
+}
+
+double Max(const double* l, size_t n) {
+  return HWY_DYNAMIC_DISPATCH(MaxImpl)(l, n);
+}
+
+size_t Argmax(const double* l, size_t n) {
+  return HWY_DYNAMIC_DISPATCH(ArgmaxImpl)(l, n);
+}
+
+}  // namespace exactsample::simd
+#endif  // HWY_ONCE

@@ -1,0 +1,25 @@
+// Max kernels of the fast engine (Highway, dynamic dispatch): the widening
+// pass of spec step 1 with the largest logit, the maximum, and the greedy
+// argmax of step 4. Results equal the scalar twins in scalar_ref/max.hpp bit
+// for bit.
+#pragma once
+
+#include <cstddef>
+
+#include "scalar_ref/max.hpp"
+
+namespace exactsample::simd {
+
+using scalar_ref::WidenResult;
+
+// l_out[i] = f64(x[i]); the largest l (+0.0 for a zero maximum, -inf when
+// every x is -inf) and whether some x is NaN or +inf (max is then unspecified).
+WidenResult WidenMax(const float* x, size_t n, double* l_out);
+
+// The largest of l[0..n), n >= 1, no NaN; a zero maximum is +0.0.
+double Max(const double* l, size_t n);
+
+// The lowest id among the maxima of l[0..n), n >= 1, no NaN.
+size_t Argmax(const double* l, size_t n);
+
+}  // namespace exactsample::simd

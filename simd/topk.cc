@@ -1,0 +1,22 @@
+// Dispatch for TopK: one copy of simd/topk-inl.h per target.
+#include "simd/topk.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/topk.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "simd/topk-inl.h"
+
+#if HWY_ONCE
+namespace exactsample::simd {
+
+HWY_EXPORT(TopKImpl);
+
+size_t TopK(const double* l, double divisor, size_t n, size_t k, int32_t* out,
+            std::span<int32_t> scratch) {
+  HWY_ASSERT(scratch.size() >= TopKScratchSize(n));
+  return HWY_DYNAMIC_DISPATCH(TopKImpl)(l, divisor, n, k, out, scratch.data());
+}
+
+}  // namespace exactsample::simd
+#endif  // HWY_ONCE

@@ -1,0 +1,129 @@
+// simd/max.hpp against its scalar twins, bit for bit, on every compiled and
+// supported target.
+#include "scalar_ref/max.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "hwy/tests/hwy_gtest.h"
+#include "simd/max.hpp"
+#include "tests/logit_rows.hpp"
+
+namespace exactsample::test {
+namespace {
+
+uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
+
+// Every length up to 70 (each tail length on every target), then large rows.
+std::vector<size_t> Sizes() {
+  std::vector<size_t> sizes;
+  for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
+  for (size_t n : {127, 128, 129, 1000, 4099, 65537, 128256, 262144}) {
+    sizes.push_back(n);
+  }
+  return sizes;
+}
+
+void CheckWiden(const std::vector<float>& x, const std::string& what) {
+  std::vector<double> l(x.size(), 7.0), l_ref(x.size(), 7.0);
+  const simd::WidenResult r = simd::WidenMax(x.data(), x.size(), l.data());
+  const scalar_ref::WidenResult r_ref =
+      scalar_ref::WidenMax(x.data(), x.size(), l_ref.data());
+  ASSERT_EQ(r.bad, r_ref.bad) << what;
+  ASSERT_EQ(0, std::memcmp(l.data(), l_ref.data(), l.size() * sizeof(double)))
+      << what;
+  if (!r.bad) {
+    ASSERT_EQ(Bits(r.max), Bits(r_ref.max)) << what;
+  }
+}
+
+class MaxTest : public hwy::TestWithParamTarget {};
+HWY_TARGET_INSTANTIATE_TEST_SUITE_P(MaxTest);
+
+TEST_P(MaxTest, WidenMaxMatchesTwin) {
+  std::mt19937_64 rng(1);
+  for (size_t n : Sizes()) {
+    const std::string at = "n = " + std::to_string(n);
+    CheckWiden(NormalRowF32(n, rng), "normal, " + at);
+    CheckWiden(std::vector<float>(n, -INFINITY), "all -inf, " + at);
+    std::vector<float> x = NormalRowF32(n, rng);
+    std::fill(x.begin(), x.begin() + n / 2, -INFINITY);
+    CheckWiden(x, "leading -inf, " + at);
+    for (float& v : x) v = rng() % 2 ? -0.0f : (rng() % 2 ? 0.0f : -3.0f);
+    CheckWiden(x, "signed zeros, " + at);
+  }
+}
+
+TEST_P(MaxTest, WidenMaxFlagsNanAndInfAnywhere) {
+  const float kBad[] = {std::numeric_limits<float>::quiet_NaN(),
+                        -std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::signaling_NaN(), INFINITY};
+  std::mt19937_64 rng(2);
+  for (size_t n : Sizes()) {
+    std::vector<size_t> places;
+    if (n <= 70) {
+      for (size_t p = 0; p < n; ++p) places.push_back(p);
+    } else {
+      places = {0, 1, n / 2, n - 5, n - 2, n - 1, rng() % n, rng() % n};
+    }
+    const std::vector<float> clean = NormalRowF32(n, rng);
+    for (size_t p : places) {
+      for (float bad : kBad) {
+        std::vector<float> x = clean;
+        x[p] = bad;
+        const std::string what = "bad " + std::to_string(bad) + " at " +
+                                 std::to_string(p) +
+                                 ", n = " + std::to_string(n);
+        CheckWiden(x, what);
+        ASSERT_TRUE(
+            simd::WidenMax(x.data(), n, std::vector<double>(n).data()).bad)
+            << what;
+      }
+    }
+  }
+}
+
+TEST_P(MaxTest, MaxAndArgmaxMatchTwins) {
+  std::mt19937_64 rng(3);
+  for (Row row : kAllRows) {
+    for (size_t n : Sizes()) {
+      const std::vector<double> l = MakeRow(row, n, rng);
+      const std::string what = RowName(row) + ", n = " + std::to_string(n);
+      ASSERT_EQ(Bits(simd::Max(l.data(), n)),
+                Bits(scalar_ref::Max(l.data(), n)))
+          << what;
+      ASSERT_EQ(simd::Argmax(l.data(), n), scalar_ref::Argmax(l.data(), n))
+          << what;
+    }
+  }
+}
+
+// The twins against their definitions: the first maximal element, and a
+// zero maximum as +0.0.
+TEST(MaxTwin, IsTheFirstLargest) {
+  std::mt19937_64 rng(4);
+  for (Row row : kAllRows) {
+    for (size_t n : {1, 2, 3, 17, 1000}) {
+      const std::vector<double> l = MakeRow(row, n, rng);
+      const auto first = std::max_element(l.begin(), l.end());
+      EXPECT_EQ(scalar_ref::Argmax(l.data(), n),
+                static_cast<size_t>(first - l.begin()));
+      const double m = scalar_ref::Max(l.data(), n);
+      EXPECT_EQ(m, *first);
+      if (m == 0.0) {
+        EXPECT_FALSE(std::signbit(m));
+      }
+    }
+  }
+  std::vector<double> l = {-0.0, -1.0, -0.0};
+  EXPECT_EQ(Bits(scalar_ref::Max(l.data(), 3)), Bits(0.0));
+  EXPECT_EQ(scalar_ref::Argmax(l.data(), 3), 0u);
+}
+
+}  // namespace
+}  // namespace exactsample::test

@@ -1,0 +1,149 @@
+// simd::TopK against std::sort with the (t desc, id asc) comparator and
+// against its scalar twin, on every compiled and supported target.
+#include "scalar_ref/topk.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "hwy/tests/hwy_gtest.h"
+#include "simd/topk.hpp"
+#include "tests/logit_rows.hpp"
+
+namespace exactsample::test {
+namespace {
+
+constexpr int32_t kGuard = -7;
+
+// Every id with l != -inf, in (t desc, id asc) order.
+std::vector<int32_t> SortedIds(const std::vector<double>& l, double divisor) {
+  std::vector<int32_t> ids;
+  for (size_t i = 0; i < l.size(); ++i) {
+    if (l[i] != -INFINITY) ids.push_back(static_cast<int32_t>(i));
+  }
+  std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
+    const double ta = l[a] / divisor, tb = l[b] / divisor;
+    return ta > tb || (ta == tb && a < b);
+  });
+  return ids;
+}
+
+// Small k (the threshold pass), large k (cuts, then the radix sort from 4096
+// ids on), and k at and past the number of finite logits.
+std::vector<size_t> Ks(size_t n) {
+  std::vector<size_t> ks = {0,    1,    2,     40,    50,
+                            1000, 5000, n / 8, n + 1, n + 1000};
+  if (n >= 2) ks.push_back(n - 1);
+  ks.push_back(n);
+  return ks;
+}
+
+// The kernel on every target (scratch full of junk, a guard after out), and
+// the twin once, against the first k of `sorted`.
+void Check(const std::vector<double>& l, double divisor, size_t k,
+           const std::vector<int32_t>& sorted, bool with_twin,
+           const std::string& what) {
+  const size_t n = l.size();
+  const size_t want = std::min(k, sorted.size());
+  const std::vector<int32_t> expected(sorted.begin(), sorted.begin() + want);
+  std::vector<int32_t> scratch(simd::TopKScratchSize(n));
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    std::fill(scratch.begin(), scratch.end(), 123);
+    std::vector<int32_t> out(std::min(k, n) + 1, kGuard);
+    const size_t count =
+        simd::TopK(l.data(), divisor, n, k, out.data(), scratch);
+    ASSERT_EQ(count, want) << what << " on " << hwy::TargetName(target);
+    ASSERT_EQ(out.back(), kGuard) << what << " on " << hwy::TargetName(target);
+    out.resize(count);
+    ASSERT_EQ(out, expected) << what << " on " << hwy::TargetName(target);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  if (with_twin) {
+    std::vector<int32_t> out(std::min(k, n) + 1, kGuard);
+    const size_t count = scalar_ref::TopK(l.data(), divisor, n, k, out.data());
+    ASSERT_EQ(out.back(), kGuard) << what << " (twin)";
+    out.resize(count);
+    ASSERT_EQ(out, expected) << what << " (twin)";
+  }
+}
+
+void CheckRow(const std::vector<double>& l, double divisor,
+              const std::string& name) {
+  const size_t n = l.size();
+  const std::vector<int32_t> sorted = SortedIds(l, divisor);
+  for (size_t k : Ks(n)) {
+    const std::string what = name + ", n = " + std::to_string(n) +
+                             ", divisor = " + std::to_string(divisor) +
+                             ", k = " + std::to_string(k);
+    // The twin's partial sort of a long row costs a full heap sort.
+    Check(l, divisor, k, sorted, n <= 5000 || k <= 1000, what);
+    if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// 0.8 is a typical temperature, 1.5 merges neighbouring doubles of [1.5, 2)
+// into one t, 1e308 merges whole ranges into the same subnormal t.
+constexpr double kDivisors[] = {1.0, 0.8, 1.5, 3.0, 1e308};
+
+TEST(TopK, ShortRowsMatchSort) {
+  std::mt19937_64 rng(11);
+  for (size_t n = 1; n <= 70; ++n) {
+    for (Row row : kAllRows) {
+      const std::vector<double> l = MakeRow(row, n, rng);
+      for (double divisor : kDivisors) {
+        CheckRow(l, divisor, RowName(row));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(TopK, LongRowsMatchSort) {
+  std::mt19937_64 rng(12);
+  for (size_t n : {100, 255, 1000, 4099, 65537}) {
+    for (Row row : kAllRows) {
+      const std::vector<double> l = MakeRow(row, n, rng);
+      for (double divisor : kDivisors) {
+        CheckRow(l, divisor, RowName(row));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(TopK, VocabularyRowsMatchSort) {
+  std::mt19937_64 rng(13);
+  for (size_t n : {128256, 262144}) {
+    for (Row row : kAllRows) {
+      const std::vector<double> l = MakeRow(row, n, rng);
+      for (double divisor : {1.0, 0.8}) {
+        CheckRow(l, divisor, RowName(row));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// A temperature so small that l / T overflows to -inf for most negative l
+// while the largest t stays finite: those ids are ordered by id.
+TEST(TopK, FiniteLogitsTemperedToMinusInf) {
+  std::mt19937_64 rng(14);
+  std::normal_distribution<double> normal(0.0, 1.5);
+  for (size_t n : {7, 64, 1000, 70001}) {
+    std::vector<double> l(n);
+    for (double& v : l) {
+      v = rng() % 4 == 0 ? 1e-300 * (1.0 + std::fabs(normal(rng)))
+                         : -std::fabs(normal(rng));
+    }
+    l[rng() % n] = -INFINITY;
+    CheckRow(l, 1e-309, "overflowing");
+    if (HasFatalFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace exactsample::test
