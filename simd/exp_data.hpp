@@ -10,8 +10,8 @@ namespace exactsample::exp_data {
 
 inline constexpr int kTableBits = 7;  // N = 2^7 table entries
 inline constexpr uint64_t kIndexMask = (uint64_t{1} << kTableBits) - 1;
-inline constexpr double kInvLn2N = 0x1.71547652b82fep+7;     // N / ln 2
-inline constexpr double kNegLn2hiN = -0x1.62e42fefa0000p-8;  // -ln2/N, high
+inline constexpr double kInvLn2N = 0x1.71547652b82fep+7;      // N / ln 2
+inline constexpr double kNegLn2hiN = -0x1.62e42fefa0000p-8;   // -ln2/N, high
 inline constexpr double kNegLn2loN = -0x1.cf79abc9e3b3ap-47;  // and low part
 inline constexpr double kShift = 0x1.8p52;  // kd + kShift rounds kd to int
 inline constexpr double kC2 = 0x1.ffffffffffdbdp-2;

@@ -42,8 +42,7 @@ HWY_INLINE V Argument(V l, V divisor, V shift) {
 // The last partial vector is padded with copies of its first element, whose
 // results are dropped, so padding never takes a slower path than real data.
 template <class D, class F>
-HWY_INLINE void Map(D d, const double* l, size_t m,
-                    double* e, const F& f) {
+HWY_INLINE void Map(D d, const double* l, size_t m, double* e, const F& f) {
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
   for (; i + lanes <= m; i += lanes) {
@@ -58,9 +57,8 @@ HWY_INLINE void Map(D d, const double* l, size_t m,
 
 // One block of e with the vector replica.
 template <bool kFused, bool kDivide, class D>
-HWY_INLINE void ReplicaBlock(D d, const double* l, size_t m,
-                             double divisor, double shift,
-                             double* e) {
+HWY_INLINE void ReplicaBlock(D d, const double* l, size_t m, double divisor,
+                             double shift, double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
   Map(d, l, m, e, [&](hn::Vec<D> v) {
@@ -70,22 +68,19 @@ HWY_INLINE void ReplicaBlock(D d, const double* l, size_t m,
 
 // One block of e with std::exp; only the arguments are vectorised.
 template <bool kDivide, class D>
-HWY_INLINE void LibmBlock(D d, const double* l, size_t m,
-                          double divisor, double shift,
-                          double* e) {
+HWY_INLINE void LibmBlock(D d, const double* l, size_t m, double divisor,
+                          double shift, double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
-  Map(d, l, m, e, [&](hn::Vec<D> v) {
-    return Argument<kDivide>(v, vdivisor, vshift);
-  });
+  Map(d, l, m, e,
+      [&](hn::Vec<D> v) { return Argument<kDivide>(v, vdivisor, vshift); });
   for (size_t i = 0; i < m; ++i) e[i] = std::exp(e[i]);
 }
 
 // Blocks of e (into e_out, or a stack buffer), each summed exactly onto Z.
 template <ExpVariant kVariant, bool kDivide, class D>
-HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n,
-                                 double divisor, double shift,
-                                 double* e_out) {
+HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n, double divisor,
+                                 double shift, double* e_out) {
   HWY_ALIGN double buffer[kBlock];
   double z = 0.0;
   for (size_t start = 0; start < n; start += kBlock) {
@@ -94,8 +89,8 @@ HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n,
     if constexpr (kVariant == ExpVariant::libm) {
       LibmBlock<kDivide>(d, l + start, m, divisor, shift, e);
     } else {
-      ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(
-          d, l + start, m, divisor, shift, e);
+      ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(d, l + start, m,
+                                                           divisor, shift, e);
     }
     z = AccumulateExact(d, z, e, m);
   }
@@ -103,9 +98,8 @@ HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n,
 }
 
 template <ExpVariant kVariant, class D>
-HWY_INLINE double ExpSumVariant(D d, const double* l, size_t n,
-                                double divisor, double shift,
-                                double* e_out) {
+HWY_INLINE double ExpSumVariant(D d, const double* l, size_t n, double divisor,
+                                double shift, double* e_out) {
   if (divisor == 1.0) {
     return ExpSumBlocks<kVariant, false>(d, l, n, divisor, shift, e_out);
   }
@@ -115,16 +109,23 @@ HWY_INLINE double ExpSumVariant(D d, const double* l, size_t n,
 }  // namespace exp_sum_detail
 
 template <class D>
-double ExpSumKernel(D d, const double* l, size_t n,
-                    double divisor, double shift, double* e_out,
-                    ExpVariant v) {
+double ExpSumKernel(D d, const double* l, size_t n, double divisor,
+                    double shift, double* e_out, ExpVariant v) {
   using exp_sum_detail::ExpSumVariant;
+#if !HWY_NATIVE_FMA
+  // Without an FMA instruction the fused replica calls std::fma per lane
+  // (20 ns per element on SSE4 here); when std::exp is that very function
+  // (a CPU with FMA but not all of Highway's AVX2 features), calling it is
+  // four times faster and exact by definition.
+  if (v == ExpVariant::fused && ProcessExp().variant == ExpVariant::fused) {
+    v = ExpVariant::libm;
+  }
+#endif
   switch (v) {
     case ExpVariant::fused:
       return ExpSumVariant<ExpVariant::fused>(d, l, n, divisor, shift, e_out);
     case ExpVariant::unfused:
-      return ExpSumVariant<ExpVariant::unfused>(d, l, n, divisor, shift,
-                                                e_out);
+      return ExpSumVariant<ExpVariant::unfused>(d, l, n, divisor, shift, e_out);
     case ExpVariant::libm:
       break;
   }

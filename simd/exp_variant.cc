@@ -22,6 +22,7 @@ namespace {
 // Inputs where glibc's two variants give different bits, found by scanning
 // each region once offline (scalar_ref::ExpFused vs ExpUnfused): they tell
 // the variants apart on every code path that can differ.
+// clang-format off
 constexpr double kDisagreements[] = {
     // main path, softmax range [-30, 0]
     -0x1.cc9c38b80efdcp+4, -0x1.c7dc1114b10bfp+3, -0x1.599807047154dp+4,
@@ -50,16 +51,20 @@ constexpr double kDisagreements[] = {
     0x1.0bc824709da2bp+9, 0x1.5e0178a04f23bp+9, 0x1.15dd38c5c15aep+9,
     0x1.40469e658704ep+9, 0x1.44540132e4d08p+9,
 };
+// clang-format on
 
 // One input on every code path of glibc's exp.
+// clang-format off
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kPathInputs[] = {
-    0.0, -0.0, 0x1p-60, -0x1p-60,        // tiny: 1 + x
-    -1.5, 3.75, -0x1p-54, 0x1.8p-54,     // main path
-    -600.25, -740.5, -745.1, 600.5,      // special: k < 0 (normal, subnormal), k > 0
-    709.8, 1500.0, -1500.0,              // overflow, underflow
+    0.0, -0.0, 0x1p-60, -0x1p-60,  // tiny: 1 + x
+    -1.5, 3.75, -0x1p-54, 0x1.8p-54,  // main path
+    -600.25, 600.5,  // special path: k < 0, k > 0
+    -740.5, -745.1,  // special path, k < 0, subnormal result
+    709.8, 1500.0, -1500.0,  // overflow, underflow
     kInf, -kInf, std::numeric_limits<double>::quiet_NaN(),
 };
+// clang-format on
 
 // Quasi-random probes: a Weyl sequence over [lo, hi).
 void AddWeyl(std::vector<double>& probes, size_t count, double lo, double hi) {

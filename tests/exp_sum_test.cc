@@ -17,6 +17,7 @@
 #include "scalar_ref/exp_sum.hpp"
 #include "simd/exp_sum.hpp"
 #include "simd/exp_variant.hpp"
+#include "tests/run_self.hpp"
 
 namespace exactsample::simd {
 namespace {
@@ -39,7 +40,8 @@ struct Rng {  // splitmix64
   double Normal(double sigma) {  // Box-Muller
     const double u = Uniform(0x1p-53, 1.0);
     const double v = Uniform(0.0, 1.0);
-    return sigma * std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
+    return sigma * std::sqrt(-2.0 * std::log(u)) *
+           std::cos(6.283185307179586 * v);
   }
 };
 
@@ -63,7 +65,9 @@ std::vector<Case> CasesOfLength(size_t n, Rng& rng) {
   cases.push_back({"narrow", NormalLogits(rng, n, 1.0)});
   {
     Case c{"peaks", NormalLogits(rng, n, 1.5)};
-    for (int k = 0; k < 20; ++k) c.l[rng.Next() % n] += 8.0 + 6.0 * rng.Uniform(0, 1);
+    for (int k = 0; k < 20; ++k) {
+      c.l[rng.Next() % n] += 8.0 + 6.0 * rng.Uniform(0, 1);
+    }
     cases.push_back(c);
   }
   {
@@ -104,13 +108,16 @@ std::vector<Case> CasesOfLength(size_t n, Rng& rng) {
     // crosses many binades and meets many ties.
     Case c{"climbing", std::vector<double>(n)};
     for (size_t i = 0; i < n; ++i) {
-      c.l[i] = -745.0 + 745.0 * static_cast<double>(i + 1) / static_cast<double>(n);
+      c.l[i] =
+          -745.0 + 745.0 * static_cast<double>(i + 1) / static_cast<double>(n);
     }
     cases.push_back(c);
   }
   {
     Case c{"descending_binades", std::vector<double>(n)};
-    for (size_t i = 0; i < n; ++i) c.l[i] = -0.6931471805599453 * static_cast<double>(i % 1100);
+    for (size_t i = 0; i < n; ++i) {
+      c.l[i] = -0.6931471805599453 * static_cast<double>(i % 1100);
+    }
     cases.push_back(c);
   }
   for (double divisor : {0.7, 1.3, 1e-3, 3.0}) {
@@ -163,8 +170,11 @@ int CheckAll(ExpVariant v, const char* target) {
           ExpSum(c.l.data(), n, c.divisor, shift, got_e.data(), v);
       const double got = ExpSum(c.l.data(), n, c.divisor, shift, nullptr, v);
       size_t e_mismatch = 0;
-      for (size_t i = 0; i < n; ++i) e_mismatch += Bits(got_e[i]) != Bits(want_e[i]);
-      if (Bits(got) != Bits(want) || Bits(got_stored) != Bits(want) || e_mismatch) {
+      for (size_t i = 0; i < n; ++i) {
+        e_mismatch += Bits(got_e[i]) != Bits(want_e[i]);
+      }
+      if (Bits(got) != Bits(want) || Bits(got_stored) != Bits(want) ||
+          e_mismatch) {
         if (failures++ < 10) {
           std::printf("%s %s %s n=%zu: Z want %a got %a / %a, %zu e differ\n",
                       target, ToString(v), c.name.c_str(), n, want, got,
@@ -190,6 +200,13 @@ TEST(ExpSumTest, Fused) { CheckEveryTarget(ExpVariant::fused); }
 TEST(ExpSumTest, Unfused) { CheckEveryTarget(ExpVariant::unfused); }
 TEST(ExpSumTest, Libm) { CheckEveryTarget(ExpVariant::libm); }
 
+// Again where std::exp is glibc's non-FMA variant: the fused kernels then run
+// the vector replica on every target, not std::exp.
+TEST(ExpSumTest, NonFmaGlibc) {
+  EXPECT_EQ(0, test::RunSelf("GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2",
+                             "ExpSumTest.Fused:ExpSumTest.Unfused"));
+}
+
 // In place: e_out == l.
 TEST(ExpSumTest, InPlace) {
   Rng rng{99};
@@ -199,9 +216,11 @@ TEST(ExpSumTest, InPlace) {
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
     std::vector<double> want(l.size());
-    const double z = scalar_ref::ExpSum(l.data(), l.size(), 1.0, shift, want.data());
+    const double z =
+        scalar_ref::ExpSum(l.data(), l.size(), 1.0, shift, want.data());
     std::vector<double> e = l;
-    EXPECT_EQ(Bits(z), Bits(ExpSum(e.data(), e.size(), 1.0, shift, e.data(), v)));
+    EXPECT_EQ(Bits(z),
+              Bits(ExpSum(e.data(), e.size(), 1.0, shift, e.data(), v)));
     for (size_t i = 0; i < e.size(); ++i) ASSERT_EQ(Bits(want[i]), Bits(e[i]));
   }
   hwy::SetSupportedTargetsForTest(0);
