@@ -258,7 +258,8 @@ int RunChild(const std::string& env) {
 }
 
 TEST(ProcessExpTest, NonFmaGlibcIsUnfused) {
-  EXPECT_EQ(0, RunChild("GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 "
+  EXPECT_EQ(0, RunChild("EXACTSAMPLE_FORCE_LIBM_EXP=0 "
+                        "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 "
                         "EXACTSAMPLE_EXPECT_EXP=unfused"));
 }
 
@@ -270,6 +271,8 @@ TEST(ProcessExpTest, ForcedLibm) {
 // A non-default floating-point environment changes exp's subnormal results
 // (FTZ/DAZ) or every rounding: only std::exp itself is then exact.
 TEST(ProcessExpTest, NonDefaultEnvironmentUsesLibm) {
+  // libm already in the default environment: forced, nothing to tell apart.
+  if (ChooseExp().variant == ExpVariant::libm) GTEST_SKIP() << "forced";
 #if defined(__x86_64__) || defined(__i386__)
   const unsigned csr = _mm_getcsr();
   _mm_setcsr(csr | 0x8040);  // FTZ and DAZ
@@ -284,9 +287,7 @@ TEST(ProcessExpTest, NonDefaultEnvironmentUsesLibm) {
   std::fesetround(FE_TONEAREST);
   EXPECT_EQ(ExpVariant::libm, upward.variant) << upward.reason;
 
-  if (std::getenv("EXACTSAMPLE_FORCE_LIBM_EXP") == nullptr) {
-    EXPECT_NE(ExpVariant::libm, ChooseExp().variant);  // restored
-  }
+  EXPECT_NE(ExpVariant::libm, ChooseExp().variant);  // restored
 }
 
 TEST(ProcessExpTest, Names) {
