@@ -1,0 +1,13 @@
+// Scalar twin of simd/exp_sum: what the kernel must return, bit for bit.
+#pragma once
+
+#include <cstddef>
+
+namespace exactsample::scalar_ref {
+
+// e[i] = std::exp(l[i] / divisor - shift), stored to e_out[i] when e_out is
+// not null; returns Z = 0 + e[0] + e[1] + ... added strictly in order.
+double ExpSum(const double* l, size_t n, double divisor, double shift,
+              double* e_out);
+
+}  // namespace exactsample::scalar_ref

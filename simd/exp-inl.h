@@ -1,0 +1,171 @@
+// glibc's exp (>= 2.28, N = 128) on f64 lanes, bit for bit: ExpGlibc<true>
+// equals scalar_ref::ExpFused and ExpGlibc<false> scalar_ref::ExpUnfused in
+// every lane, on every target, for every input. The operations are glibc's,
+// in glibc's order, with each multiply-add fused or not as chosen (see
+// simd/mul_add-inl.h); lanes off the main path (|x| < 2^-54, |x| >= 512,
+// inf, NaN) take glibc's special cases, also vectorised.
+
+#if defined(EXACTSAMPLE_SIMD_EXP_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef EXACTSAMPLE_SIMD_EXP_INL_H_
+#undef EXACTSAMPLE_SIMD_EXP_INL_H_
+#else
+#define EXACTSAMPLE_SIMD_EXP_INL_H_
+#endif
+
+#include <cstdint>
+#include <limits>
+
+#include "hwy/highway.h"
+#include "simd/exp_data.hpp"
+#include "simd/mul_add-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace exp_detail {
+
+namespace ed = exactsample::exp_data;
+
+// tail_bits[j] = kTable[idx[j]], h_bits[j] = kTable[idx[j] + 1] (idx even).
+#if HWY_TARGET == HWY_SCALAR
+template <class DU, class VU = hn::Vec<DU>>
+HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
+  const hn::RebindToSigned<DU> di;
+  tail_bits = hn::GatherIndex(du, ed::kTable, hn::BitCast(di, idx));
+  h_bits = hn::GatherIndex(du, ed::kTable + 1, hn::BitCast(di, idx));
+}
+#else
+// The 128-bit pairs kTable[i], kTable[i + 1] for the even lanes (`first` =
+// 0) or the odd lanes (`first` = 1) of `index`, one pair per 128-bit block.
+template <class DU>
+HWY_INLINE hn::Vec<DU> LoadPairs(DU du, const uint64_t* index, size_t first) {
+  if constexpr (hn::MaxLanes(DU()) <= 2) {
+    return hn::LoadU(du, ed::kTable + index[first]);
+  } else {
+    const hn::Half<DU> dh;
+    return hn::Combine(du, LoadPairs(dh, index + hn::MaxLanes(dh), first),
+                       LoadPairs(dh, index, first));
+  }
+}
+
+// Loading each 128-bit pair once and interleaving beats two 64-bit gathers:
+// 0.94 against 1.16 ns per element on AVX2 here.
+template <class DU, class VU = hn::Vec<DU>>
+HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
+  HWY_ALIGN uint64_t index[hn::MaxLanes(DU())];
+  hn::Store(idx, du, index);
+  if constexpr (hn::MaxLanes(DU()) == 1) {  // a single-lane partial vector
+    tail_bits = hn::Set(du, ed::kTable[index[0]]);
+    h_bits = hn::Set(du, ed::kTable[index[0] + 1]);
+  } else {
+    const VU even = LoadPairs(du, index, 0);  // lanes 2b: tail, h
+    const VU odd = LoadPairs(du, index, 1);   // lanes 2b + 1: tail, h
+    tail_bits = hn::InterleaveLower(du, even, odd);
+    h_bits = hn::InterleaveUpper(du, even, odd);
+  }
+}
+#endif
+
+// Lanes off the main path get glibc's special cases; `main_result` holds
+// the main path's values, `tmp`, `sbits` and `ki` its intermediate values
+// (meaningless where |x| >= 1024, inf or NaN, whose results do not use
+// them). Out of line: softmax only comes here for arguments in (-1024, -512].
+template <bool kFused, class D, class M, class V = hn::Vec<D>,
+          class VU = hn::Vec<hn::RebindToUnsigned<D>>>
+HWY_NOINLINE V SpecialLanes(D d, V x, M on_main, V main_result, V tmp, VU sbits,
+                            VU ki) {
+  const hn::RebindToUnsigned<D> du;
+  const V one = hn::Set(d, 1.0);
+
+  // 512 <= |x| < 1024, k > 0: the scale's exponent is built 1009 lower.
+  const V scale_up =
+      hn::BitCast(d, hn::Sub(sbits, hn::Set(du, uint64_t{1009} << 52)));
+  const V y_up = hn::Mul(hn::Set(d, 0x1p1009),
+                         MulAddAs<kFused>(d, scale_up, tmp, scale_up));
+
+  // k < 0: the scale's exponent is built 1022 higher; glibc reuses
+  // scale * tmp, so the product is rounded on its own even when fused.
+  const V scale_dn =
+      hn::BitCast(d, hn::Add(sbits, hn::Set(du, uint64_t{1022} << 52)));
+  const V st = hn::Mul(scale_dn, tmp);
+  V y = hn::Add(scale_dn, st);
+  // y < 1: subnormal result, rounded to its final precision before scaling.
+  // (glibc then maps -0 to +0, which only arises in directed rounding.)
+  V lo = hn::Add(hn::Sub(scale_dn, y), st);
+  const V hi = hn::Add(one, y);
+  lo = hn::Add(hn::Add(hn::Sub(one, hi), y), lo);
+  y = hn::IfThenElse(hn::Lt(y, one), hn::Sub(hn::Add(hi, lo), one), y);
+  const V y_dn = hn::Mul(hn::Set(d, 0x1p-1022), y);
+
+  const auto k_positive =
+      hn::Eq(hn::And(ki, hn::Set(du, 0x80000000)), hn::Zero(du));
+  V result = hn::IfThenElse(hn::RebindMask(d, k_positive), y_up, y_dn);
+
+  // |x| >= 1024, inf, NaN: NaN gives 1 + x, else overflow or underflow.
+  const V ax = hn::Abs(x);
+  const V one_plus_x = hn::Add(one, x);
+  const V huge = hn::IfThenElse(
+      hn::Gt(x, hn::Zero(d)),
+      hn::Set(d, std::numeric_limits<double>::infinity()), hn::Zero(d));
+  result = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 1024.0)), result,
+                          hn::IfThenElse(hn::IsNaN(x), one_plus_x, huge));
+  // |x| < 2^-54, +-0: 1 + x.
+  result = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0x1p-54)), one_plus_x, result);
+  return hn::IfThenElse(on_main, main_result, result);
+}
+
+}  // namespace exp_detail
+
+template <bool kFused, class D, class V = hn::Vec<D>>
+HWY_INLINE V ExpGlibc(D d, V x) {
+  namespace ed = exactsample::exp_data;
+  const hn::RebindToUnsigned<D> du;
+
+  // x = k ln2/N + r with integer k and |r| <= ln2/2N.
+  const V kd_shifted =
+      MulAddAs<kFused>(d, x, hn::Set(d, ed::kInvLn2N), hn::Set(d, ed::kShift));
+  const auto ki = hn::BitCast(du, kd_shifted);
+  const V kd = hn::Sub(kd_shifted, hn::Set(d, ed::kShift));
+  V r = MulAddAs<kFused>(d, kd, hn::Set(d, ed::kNegLn2hiN), x);
+  r = MulAddAs<kFused>(d, kd, hn::Set(d, ed::kNegLn2loN), r);
+
+  // 2^(k/N) ~= scale * (1 + tail).
+  const auto idx = hn::ShiftLeft<1>(hn::And(ki, hn::Set(du, ed::kIndexMask)));
+  hn::Vec<decltype(du)> tail_bits, h_bits;
+  exp_detail::LoadTablePairs(du, idx, tail_bits, h_bits);
+  const V tail = hn::BitCast(d, tail_bits);
+  const auto sbits = hn::Add(h_bits, hn::ShiftLeft<52 - ed::kTableBits>(ki));
+
+  // exp(x) ~= scale + scale * (tail + exp(r) - 1).
+  const V r2 = hn::Mul(r, r);
+  const V p23 =
+      MulAddAs<kFused>(d, r, hn::Set(d, ed::kC3), hn::Set(d, ed::kC2));
+  const V p45 =
+      MulAddAs<kFused>(d, r, hn::Set(d, ed::kC5), hn::Set(d, ed::kC4));
+  const V t1 = MulAddAs<kFused>(d, p23, r2, hn::Add(tail, r));
+  const V tmp = MulAddAs<kFused>(d, hn::Mul(r2, r2), p45, t1);
+  const V scale = hn::BitCast(d, sbits);
+  const V result = MulAddAs<kFused>(d, scale, tmp, scale);
+
+  // Main path: 2^-54 <= |x| < 512 (false for NaN).
+  const V ax = hn::Abs(x);
+  const auto on_main =
+      hn::And(hn::Ge(ax, hn::Set(d, 0x1p-54)), hn::Lt(ax, hn::Set(d, 512.0)));
+  if (HWY_LIKELY(hn::AllTrue(d, on_main))) return result;
+  // x <= -1024 and -inf give +0 (glibc's underflow); masked logits are -inf,
+  // so this cheap exit keeps them off the special path (1.2 instead of 2.9
+  // ns per element on AVX2 with half the logits -inf).
+  const auto underflow = hn::Le(x, hn::Set(d, -1024.0));
+  if (hn::AllTrue(d, hn::Or(on_main, underflow))) {
+    return hn::IfThenElseZero(on_main, result);
+  }
+  return exp_detail::SpecialLanes<kFused>(d, x, on_main, result, tmp, sbits,
+                                          ki);
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // EXACTSAMPLE_SIMD_EXP_INL_H_

@@ -1,0 +1,139 @@
+// exp_sum kernel: e[i] = exp(l[i] / divisor - shift) with the chosen exp
+// (vector replica of glibc's, or std::exp per element), computed a block at
+// a time and summed exactly in ascending order by AccumulateExact.
+
+#if defined(EXACTSAMPLE_SIMD_EXP_SUM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef EXACTSAMPLE_SIMD_EXP_SUM_INL_H_
+#undef EXACTSAMPLE_SIMD_EXP_SUM_INL_H_
+#else
+#define EXACTSAMPLE_SIMD_EXP_SUM_INL_H_
+#endif
+
+#include <cmath>
+#include <cstddef>
+
+#include "hwy/highway.h"
+#include "simd/exact_sum-inl.h"
+#include "simd/exp-inl.h"
+#include "simd/exp_variant.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace exp_sum_detail {
+
+// e values per block: small enough to stay in L1 between the exp pass and
+// the summation pass, large enough for AccumulateExact's vector blocks.
+constexpr size_t kBlock = 512;
+
+// l / divisor - shift; l / 1 is exact, so kDivide = false skips it.
+template <bool kDivide, class V>
+HWY_INLINE V Argument(V l, V divisor, V shift) {
+  if constexpr (kDivide) {
+    return hn::Sub(hn::Div(l, divisor), shift);
+  } else {
+    (void)divisor;
+    return hn::Sub(l, shift);
+  }
+}
+
+// Applies `f` (vector to vector) to l[0, m) into e[0, m); e may equal l.
+// The last partial vector is padded with copies of its first element, whose
+// results are dropped, so padding never takes a slower path than real data.
+template <class D, class F>
+HWY_INLINE void Map(D d, const double* l, size_t m, double* e, const F& f) {
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= m; i += lanes) {
+    hn::StoreU(f(hn::LoadU(d, l + i)), d, e + i);
+  }
+  if (i == m) return;
+  HWY_ALIGN double tail[hn::MaxLanes(D())];
+  for (size_t j = 0; j < lanes; ++j) tail[j] = l[i + (i + j < m ? j : 0)];
+  hn::Store(f(hn::Load(d, tail)), d, tail);
+  for (size_t j = 0; i + j < m; ++j) e[i + j] = tail[j];
+}
+
+// One block of e with the vector replica.
+template <bool kFused, bool kDivide, class D>
+HWY_INLINE void ReplicaBlock(D d, const double* l, size_t m, double divisor,
+                             double shift, double* e) {
+  const hn::Vec<D> vdivisor = hn::Set(d, divisor);
+  const hn::Vec<D> vshift = hn::Set(d, shift);
+  Map(d, l, m, e, [&](hn::Vec<D> v) {
+    return ExpGlibc<kFused>(d, Argument<kDivide>(v, vdivisor, vshift));
+  });
+}
+
+// One block of e with std::exp; only the arguments are vectorised.
+template <bool kDivide, class D>
+HWY_INLINE void LibmBlock(D d, const double* l, size_t m, double divisor,
+                          double shift, double* e) {
+  const hn::Vec<D> vdivisor = hn::Set(d, divisor);
+  const hn::Vec<D> vshift = hn::Set(d, shift);
+  Map(d, l, m, e,
+      [&](hn::Vec<D> v) { return Argument<kDivide>(v, vdivisor, vshift); });
+  for (size_t i = 0; i < m; ++i) e[i] = std::exp(e[i]);
+}
+
+// Blocks of e (into e_out, or a stack buffer), each summed exactly onto Z.
+template <ExpVariant kVariant, bool kDivide, class D>
+HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n, double divisor,
+                                 double shift, double* e_out) {
+  HWY_ALIGN double buffer[kBlock];
+  double z = 0.0;
+  for (size_t start = 0; start < n; start += kBlock) {
+    const size_t m = HWY_MIN(kBlock, n - start);
+    double* e = e_out != nullptr ? e_out + start : buffer;
+    if constexpr (kVariant == ExpVariant::libm) {
+      LibmBlock<kDivide>(d, l + start, m, divisor, shift, e);
+    } else {
+      ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(d, l + start, m,
+                                                           divisor, shift, e);
+    }
+    z = AccumulateExact(d, z, e, m);
+  }
+  return z;
+}
+
+template <ExpVariant kVariant, class D>
+HWY_INLINE double ExpSumVariant(D d, const double* l, size_t n, double divisor,
+                                double shift, double* e_out) {
+  if (divisor == 1.0) {
+    return ExpSumBlocks<kVariant, false>(d, l, n, divisor, shift, e_out);
+  }
+  return ExpSumBlocks<kVariant, true>(d, l, n, divisor, shift, e_out);
+}
+
+}  // namespace exp_sum_detail
+
+template <class D>
+double ExpSumKernel(D d, const double* l, size_t n, double divisor,
+                    double shift, double* e_out, ExpVariant v) {
+  using exp_sum_detail::ExpSumVariant;
+#if !HWY_NATIVE_FMA
+  // Without an FMA instruction the fused replica calls std::fma per lane
+  // (20 ns per element on SSE4 here); when std::exp is that very function
+  // (a CPU with FMA but not all of Highway's AVX2 features), calling it is
+  // four times faster and exact by definition.
+  if (v == ExpVariant::fused && ProcessExp().variant == ExpVariant::fused) {
+    v = ExpVariant::libm;
+  }
+#endif
+  switch (v) {
+    case ExpVariant::fused:
+      return ExpSumVariant<ExpVariant::fused>(d, l, n, divisor, shift, e_out);
+    case ExpVariant::unfused:
+      return ExpSumVariant<ExpVariant::unfused>(d, l, n, divisor, shift, e_out);
+    case ExpVariant::libm:
+      break;
+  }
+  return ExpSumVariant<ExpVariant::libm>(d, l, n, divisor, shift, e_out);
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // EXACTSAMPLE_SIMD_EXP_SUM_INL_H_

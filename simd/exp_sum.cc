@@ -1,0 +1,34 @@
+// Dispatch of the exp_sum kernel family (simd/exp_sum-inl.h).
+#include "simd/exp_sum.hpp"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/exp_sum.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "simd/exp_sum-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+
+double ExpSumTarget(const double* l, size_t n, double divisor, double shift,
+                    double* e_out, ExpVariant v) {
+  return ExpSumKernel(hn::ScalableTag<double>(), l, n, divisor, shift, e_out,
+                      v);
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace exactsample::simd {
+
+HWY_EXPORT(ExpSumTarget);
+
+double ExpSum(const double* l, size_t n, double divisor, double shift,
+              double* e_out, ExpVariant v) {
+  return HWY_DYNAMIC_DISPATCH(ExpSumTarget)(l, n, divisor, shift, e_out, v);
+}
+
+}  // namespace exactsample::simd
+#endif  // HWY_ONCE

@@ -1,0 +1,19 @@
+// Kernel family exp_sum: the exponentials of one softmax and their sum.
+#pragma once
+
+#include <cstddef>
+
+#include "simd/exp_variant.hpp"
+
+namespace exactsample::simd {
+
+// e[i] = exp(l[i] / divisor - shift), stored to e_out[i] when e_out is not
+// null, and returns Z = 0 + e[0] + e[1] + ... added strictly in ascending
+// order, bit for bit scalar_ref::ExpSum with `v`'s exp (pass
+// ProcessExp().variant to match std::exp). l[i] may be -inf (e = 0); shift
+// is finite and every l[i] / divisor - shift <= 0, so each e[i] is in [0, 1].
+// e_out may equal l (in place).
+double ExpSum(const double* l, size_t n, double divisor, double shift,
+              double* e_out, ExpVariant v);
+
+}  // namespace exactsample::simd

@@ -1,0 +1,232 @@
+// simd::ExpSum on every compiled and supported target and for every exp
+// variant, against its scalar definition bit for bit: Z, and every stored e.
+
+#include "scalar_ref/exp_sum.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hwy/highway.h"
+#include "hwy/targets.h"
+#include "scalar_ref/exp_replica.hpp"
+#include "simd/exp_sum.hpp"
+#include "simd/exp_variant.hpp"
+#include "tests/run_self.hpp"
+
+namespace exactsample::simd {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+uint64_t Bits(double x) { return std::bit_cast<uint64_t>(x); }
+
+struct Rng {  // splitmix64
+  uint64_t state;
+  uint64_t Next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+    return z ^ (z >> 31);
+  }
+  double Uniform(double lo, double hi) {
+    return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1p-53);
+  }
+  double Normal(double sigma) {  // Box-Muller
+    const double u = Uniform(0x1p-53, 1.0);
+    const double v = Uniform(0.0, 1.0);
+    return sigma * std::sqrt(-2.0 * std::log(u)) *
+           std::cos(6.283185307179586 * v);
+  }
+};
+
+// One softmax input: logits (f32 values widened, as the pipeline has them,
+// or any doubles) and the divisor.
+struct Case {
+  std::string name;
+  std::vector<double> l;
+  double divisor = 1.0;
+};
+
+std::vector<double> NormalLogits(Rng& rng, size_t n, double sigma) {
+  std::vector<double> l(n);
+  for (double& v : l) v = static_cast<float>(rng.Normal(sigma));
+  return l;
+}
+
+// The arrays of one length n.
+std::vector<Case> CasesOfLength(size_t n, Rng& rng) {
+  std::vector<Case> cases;
+  cases.push_back({"narrow", NormalLogits(rng, n, 1.0)});
+  {
+    Case c{"peaks", NormalLogits(rng, n, 1.5)};
+    for (int k = 0; k < 20; ++k) {
+      c.l[rng.Next() % n] += 8.0 + 6.0 * rng.Uniform(0, 1);
+    }
+    cases.push_back(c);
+  }
+  {
+    Case c{"wide", std::vector<double>(n)};  // special path and subnormals
+    for (double& v : c.l) v = rng.Uniform(-800.0, 0.0);
+    cases.push_back(c);
+  }
+  {
+    Case c{"very_wide", std::vector<double>(n)};  // arguments down to -2100
+    for (double& v : c.l) v = rng.Uniform(-2000.0, 100.0);
+    cases.push_back(c);
+  }
+  {
+    Case c{"inf_runs", NormalLogits(rng, n, 3.0)};
+    for (size_t i = 0; i < n; ++i) {
+      if (rng.Next() % 8 == 0) {
+        const size_t run = 1 + rng.Next() % 40;
+        for (size_t j = i; j < std::min(n, i + run); ++j) c.l[j] = -kInf;
+        i += run;
+      }
+    }
+    c.l[rng.Next() % n] = 1.0;  // at least one finite logit
+    cases.push_back(c);
+  }
+  {
+    Case c{"leading_inf", NormalLogits(rng, n, 2.0)};
+    std::fill(c.l.begin(), c.l.begin() + (n - 1) * 3 / 4, -kInf);
+    cases.push_back(c);
+  }
+  cases.push_back({"all_equal", std::vector<double>(n, 0.75)});
+  {
+    Case c{"ascending", std::vector<double>(n)};
+    for (size_t i = 0; i < n; ++i) c.l[i] = 0.001 * static_cast<double>(i);
+    cases.push_back(c);
+  }
+  {
+    // e climbs from subnormal through every binade up to 1: the running sum
+    // crosses many binades and meets many ties.
+    Case c{"climbing", std::vector<double>(n)};
+    for (size_t i = 0; i < n; ++i) {
+      c.l[i] =
+          -745.0 + 745.0 * static_cast<double>(i + 1) / static_cast<double>(n);
+    }
+    cases.push_back(c);
+  }
+  {
+    Case c{"descending_binades", std::vector<double>(n)};
+    for (size_t i = 0; i < n; ++i) {
+      c.l[i] = -0.6931471805599453 * static_cast<double>(i % 1100);
+    }
+    cases.push_back(c);
+  }
+  for (double divisor : {0.7, 1.3, 1e-3, 3.0}) {
+    Case c{"divisor", NormalLogits(rng, n, 2.0), divisor};
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+// Every short length (each tail shape of every vector width), then block
+// boundaries of the kernel and of AccumulateExact, up to large vocabularies.
+std::vector<size_t> Lengths() {
+  std::vector<size_t> lengths;
+  for (size_t n = 1; n <= 70; ++n) lengths.push_back(n);
+  for (size_t n : {127, 128, 129, 255, 256, 257, 511, 512, 513, 1000, 1023,
+                   1024, 1025, 1537, 4097, 32000, 128256, 262144}) {
+    lengths.push_back(n);
+  }
+  return lengths;
+}
+
+// Z (and e) by the scalar definition for variant v: scalar_ref::ExpSum where
+// std::exp is v's exp, else the same loop with v's scalar replica.
+double Reference(const Case& c, double shift, ExpVariant v, double* e) {
+  if (v == ExpVariant::libm || v == ProcessExp().variant) {
+    return scalar_ref::ExpSum(c.l.data(), c.l.size(), c.divisor, shift, e);
+  }
+  double (*exp)(double) =
+      v == ExpVariant::fused ? scalar_ref::ExpFused : scalar_ref::ExpUnfused;
+  double z = 0.0;
+  for (size_t i = 0; i < c.l.size(); ++i) {
+    e[i] = exp(c.l[i] / c.divisor - shift);
+    z += e[i];
+  }
+  return z;
+}
+
+// Runs every case on the current target for variant v; returns failures.
+int CheckAll(ExpVariant v, const char* target) {
+  int failures = 0;
+  Rng rng{12345};
+  for (size_t n : Lengths()) {
+    for (const Case& c : CasesOfLength(n, rng)) {
+      double shift = -kInf;
+      for (double x : c.l) shift = std::max(shift, x / c.divisor);
+      std::vector<double> want_e(n);
+      const double want = Reference(c, shift, v, want_e.data());
+      std::vector<double> got_e(n, -1.0);
+      const double got_stored =
+          ExpSum(c.l.data(), n, c.divisor, shift, got_e.data(), v);
+      const double got = ExpSum(c.l.data(), n, c.divisor, shift, nullptr, v);
+      size_t e_mismatch = 0;
+      for (size_t i = 0; i < n; ++i) {
+        e_mismatch += Bits(got_e[i]) != Bits(want_e[i]);
+      }
+      if (Bits(got) != Bits(want) || Bits(got_stored) != Bits(want) ||
+          e_mismatch) {
+        if (failures++ < 10) {
+          std::printf("%s %s %s n=%zu: Z want %a got %a / %a, %zu e differ\n",
+                      target, ToString(v), c.name.c_str(), n, want, got,
+                      got_stored, e_mismatch);
+        }
+      }
+    }
+  }
+  return failures;
+}
+
+// Every target, every variant (a test per variant keeps each one short).
+void CheckEveryTarget(ExpVariant v) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    EXPECT_EQ(0, CheckAll(v, hwy::TargetName(target)))
+        << hwy::TargetName(target);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST(ExpSumTest, Fused) { CheckEveryTarget(ExpVariant::fused); }
+TEST(ExpSumTest, Unfused) { CheckEveryTarget(ExpVariant::unfused); }
+TEST(ExpSumTest, Libm) { CheckEveryTarget(ExpVariant::libm); }
+
+// Again where std::exp is glibc's non-FMA variant: the fused kernels then run
+// the vector replica on every target, not std::exp.
+TEST(ExpSumTest, NonFmaGlibc) {
+  EXPECT_EQ(0, test::RunSelf("EXACTSAMPLE_FORCE_LIBM_EXP=0 "
+                             "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2",
+                             "ExpSumTest.Fused:ExpSumTest.Unfused"));
+}
+
+// In place: e_out == l.
+TEST(ExpSumTest, InPlace) {
+  Rng rng{99};
+  const std::vector<double> l = NormalLogits(rng, 1000, 2.0);
+  const double shift = *std::max_element(l.begin(), l.end());
+  const ExpVariant v = ProcessExp().variant;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    std::vector<double> want(l.size());
+    const double z =
+        scalar_ref::ExpSum(l.data(), l.size(), 1.0, shift, want.data());
+    std::vector<double> e = l;
+    EXPECT_EQ(Bits(z),
+              Bits(ExpSum(e.data(), e.size(), 1.0, shift, e.data(), v)));
+    for (size_t i = 0; i < e.size(); ++i) ASSERT_EQ(Bits(want[i]), Bits(e[i]));
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+}  // namespace
+}  // namespace exactsample::simd
