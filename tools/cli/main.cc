@@ -1,7 +1,9 @@
-// exactsample: replay case files, run the demo, list the SIMD targets.
+// exactsample: replay case files, audit parity, run the demo, list the SIMD
+// targets.
 #include <CLI/CLI.hpp>
 #include <map>
 
+#include "tools/cli/audit.hpp"
 #include "tools/cli/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -22,6 +24,9 @@ int main(int argc, char** argv) {
   replay->add_option("--target", choice.target,
                      "run the fast engine on this SIMD target (see `targets`)");
 
+  cli::AuditOptions audit_options;
+  auto* audit = cli::AddAuditCommand(app, audit_options);
+
   auto* demo = app.add_subcommand(
       "demo", "Sample 16 tokens from a built-in 128256-id row with each engine");
 
@@ -38,6 +43,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (*replay) return cli::Replay(file, choice);
+  if (*audit) return cli::Audit(audit_options);
   if (*demo) return cli::Demo();
   if (*targets) return cli::Targets(supported_only);
   return 2;

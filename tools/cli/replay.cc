@@ -1,4 +1,3 @@
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -29,22 +28,9 @@ Result<std::vector<Token>> RunCase(const ReplayCase& c, Workspace& ws,
 }  // namespace
 
 int Replay(const std::string& path, const EngineChoice& choice) {
-  std::ifstream in(path);
-  if (!in) {
-    std::cerr << "exactsample replay: cannot open " << path << "\n";
-    return 2;
-  }
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << "exactsample replay: " << path << " is not JSON: " << e.what()
-              << "\n";
-    return 2;
-  }
-  if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array()) {
-    std::cerr << "exactsample replay: " << path
-              << " has no \"cases\" array\n";
+  const auto cases = ReadCaseFile(path);
+  if (!cases) {
+    std::cerr << "exactsample replay: " << cases.error().message << "\n";
     return 2;
   }
   if (auto r = force_target(choice.target); !r) {
@@ -54,14 +40,10 @@ int Replay(const std::string& path, const EngineChoice& choice) {
   Workspace ws;
   const SampleOptions options{choice.engine};
   int status = 0;
-  for (size_t i = 0; i < doc["cases"].size(); ++i) {
-    const nlohmann::json& j = doc["cases"][i];
+  for (size_t i = 0; i < cases->size(); ++i) {
+    const nlohmann::json& j = (*cases)[i];
     const auto c = ParseCase(j);
-    const std::string name =
-        c ? c->name
-          : (j.is_object() && j.contains("name") && j["name"].is_string()
-                 ? j["name"].get<std::string>()
-                 : "case " + std::to_string(i));
+    const std::string name = CaseName(j, i);
     const auto tokens =
         c ? RunCase(*c, ws, options) : Result<std::vector<Token>>(c.error());
     if (tokens) {

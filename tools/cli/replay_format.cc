@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 
 namespace exactsample::cli {
@@ -24,6 +25,8 @@ Result<double> ParseReal(const json& v, const std::string& field) {
   }
   return Bad(field, "expected a number or a numeric string, got " + v.dump());
 }
+
+}  // namespace
 
 Result<int64_t> ParseInt(const json& v, const std::string& field) {
   if (v.is_number_integer()) {
@@ -62,24 +65,22 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p) {
 }
 
 // Ids that do not fit the API's int32 get the API's own out-of-range error.
-Result<std::monostate> ParseIds(const json& v, size_t vocab,
-                                std::vector<int32_t>& ids) {
-  if (!v.is_array()) return Bad("prompt", "expected an array of ids");
+Result<std::monostate> ParseIds(const json& v, const std::string& field,
+                                size_t vocab, std::vector<int32_t>& ids) {
+  if (!v.is_array()) return Bad(field, "expected an array of ids");
   for (size_t j = 0; j < v.size(); ++j) {
-    const std::string field = "prompt[" + std::to_string(j) + "]";
-    const auto id = ParseInt(v[j], field);
+    const std::string item = field + "[" + std::to_string(j) + "]";
+    const auto id = ParseInt(v[j], item);
     if (!id) return id.error();
     if (*id < 0 || *id > INT32_MAX) {
-      return Error{ErrorCode::invalid_ids, "prompt",
-                   field + " = " + std::to_string(*id) +
+      return Error{ErrorCode::invalid_ids, field,
+                   item + " = " + std::to_string(*id) +
                        ": outside [0, V) with V = " + std::to_string(vocab)};
     }
     ids.push_back(static_cast<int32_t>(*id));
   }
   return std::monostate{};
 }
-
-}  // namespace
 
 Result<ReplayCase> ParseCase(const json& j) {
   ReplayCase c;
@@ -102,7 +103,7 @@ Result<ReplayCase> ParseCase(const json& j) {
     if (auto r = ParseParams(j["params"], c.params); !r) return r.error();
   }
   if (j.contains("prompt")) {
-    if (auto r = ParseIds(j["prompt"], c.logits.size(), c.prompt); !r) {
+    if (auto r = ParseIds(j["prompt"], "prompt", c.logits.size(), c.prompt); !r) {
       return r.error();
     }
   }
@@ -117,6 +118,27 @@ Result<ReplayCase> ParseCase(const json& j) {
     c.steps = *steps;
   }
   return c;
+}
+
+Result<json> ReadCaseFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Bad(path, "cannot open");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    return Bad(path, std::string("not JSON: ") + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array()) {
+    return Bad(path, "has no \"cases\" array");
+  }
+  return doc["cases"];
+}
+
+std::string CaseName(const json& j, size_t index) {
+  return j.is_object() && j.contains("name") && j["name"].is_string()
+             ? j["name"].get<std::string>()
+             : "case " + std::to_string(index);
 }
 
 std::string ResultLine(const std::string& name,

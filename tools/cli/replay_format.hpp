@@ -23,6 +23,19 @@ struct ReplayCase {
   int64_t steps = 12;
 };
 
+// The pieces of a case, also read by the audit's request files. Errors name
+// the field; ids outside int32 get the API's out-of-range error for `vocab`.
+Result<std::monostate> ParseParams(const nlohmann::json& v, SamplingParams& p);
+Result<std::monostate> ParseIds(const nlohmann::json& v, const std::string& field,
+                                size_t vocab, std::vector<int32_t>& ids);
+Result<int64_t> ParseInt(const nlohmann::json& v, const std::string& field);
+
+// The "cases" array of a replay file, or an error that names the file.
+Result<nlohmann::json> ReadCaseFile(const std::string& path);
+
+// The case's name as its output line gives it: its "name", else "case i".
+std::string CaseName(const nlohmann::json& json, size_t index);
+
 // A case the file describes, or the error that names the bad field.
 Result<ReplayCase> ParseCase(const nlohmann::json& json);
 

@@ -1,0 +1,42 @@
+// A reader for numpy's .npy files holding logits, for `exactsample audit`.
+// Internal (not installed): it lives in the library so that the test
+// programs, which link only the library, can test it.
+//
+// Accepted: format versions 1.0, 2.0 and 3.0; dtype '<f4' or '<f8'
+// (little-endian float32 or float64); C order; shape (V,) for one row or
+// (rows, V). f64 values are rounded to the nearest f32 (ties to even, beyond
+// the f32 range to +-inf), as a C cast and the replay reader do: the sampler
+// takes f32 logits, so an f64 file is audited on the f32 values it rounds to.
+// Everything else is refused with a message that names the problem.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exactsample/exactsample.hpp"
+
+namespace exactsample::npy {
+
+struct Matrix {
+  size_t rows = 0;
+  size_t cols = 0;
+  std::vector<float> values;  // rows * cols, row after row
+  bool rounded_from_f64 = false;
+
+  std::span<const float> row(size_t r) const {
+    return std::span<const float>(values).subspan(r * cols, cols);
+  }
+};
+
+// Fills `out` with the contents of a .npy file (out-parameter: logits files
+// can be large, and a Result only hands out a const value). Errors (code
+// invalid_logits, field "npy") start with `name`, e.g. the path.
+std::optional<Error> Parse(std::string_view bytes, const std::string& name,
+                           Matrix& out);
+std::optional<Error> Read(const std::string& path, Matrix& out);
+
+}  // namespace exactsample::npy

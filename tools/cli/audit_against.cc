@@ -1,0 +1,92 @@
+#include "tools/cli/audit_against.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "tools/cli/json_lines.hpp"
+
+namespace exactsample::cli {
+namespace {
+
+using nlohmann::json;
+
+// The fields of one line; "" when they fit.
+std::string ParseOther(const json& j, OtherResult& out) {
+  if (!j.is_object()) return "expected an object";
+  if (j.contains("name")) {
+    if (!j["name"].is_string()) return "name: not a string";
+    out.name = j["name"].get<std::string>();
+  }
+  if (j.contains("error")) {
+    out.error = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
+    return "";
+  }
+  if (!j.contains("ids") || !j["ids"].is_array() || !j.contains("logprobs") ||
+      !j["logprobs"].is_array() || j["ids"].size() != j["logprobs"].size()) {
+    return "expected \"ids\" and \"logprobs\" arrays of one length, or \"error\"";
+  }
+  for (size_t t = 0; t < j["ids"].size(); ++t) {
+    const json& id = j["ids"][t];
+    const json& lp = j["logprobs"][t];
+    if (!id.is_number_integer() || id.get<int64_t>() < INT32_MIN ||
+        id.get<int64_t>() > INT32_MAX) {
+      return "ids[" + std::to_string(t) + "] = " + id.dump() + ": not an int32";
+    }
+    if (!lp.is_number()) return "logprobs[" + std::to_string(t) + "]: not a number";
+    out.tokens.push_back({id.get<int32_t>(), lp.get<double>()});
+  }
+  return "";
+}
+
+bool SameBits(const Token& a, const Token& b) {
+  return a.id == b.id &&
+         std::bit_cast<uint64_t>(a.logprob) == std::bit_cast<uint64_t>(b.logprob);
+}
+
+std::string OtherOutcome(const OtherResult& o, size_t t) {
+  if (o.error) return "error: " + *o.error;
+  if (t < o.tokens.size()) {
+    return "id " + std::to_string(o.tokens[t].id) + ", logprob " +
+           Decimal(o.tokens[t].logprob) + " (" + HexBits(o.tokens[t].logprob) + ")";
+  }
+  return "no token (" + std::to_string(o.tokens.size()) + " in all)";
+}
+
+}  // namespace
+
+Result<std::vector<OtherResult>> ReadOtherResults(const std::string& path) {
+  const auto lines = ReadJsonLines(path);
+  if (!lines) return lines.error();
+  std::vector<OtherResult> out;
+  for (const JsonLine& line : *lines) {
+    OtherResult o;
+    if (const std::string why = ParseOther(line.value, o); !why.empty()) {
+      return Error{ErrorCode::invalid_parameter, "against", Where(path, line) + why};
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+bool CompareWithOther(const RequestRef& r, const EngineRun& library,
+                      const std::string& other_name, const OtherResult& other,
+                      AuditReport& report) {
+  if (library.error && other.error) return true;
+  // An error line has no tokens: the outcomes part at token 0.
+  const size_t n = other.error ? 0 : std::min(library.tokens.size(), other.tokens.size());
+  for (size_t t = 0; t < n; ++t) {
+    if (!SameBits(library.tokens[t].token, other.tokens[t])) {
+      report.AgainstMismatch(r, t, other_name, library.tokens[t], other.tokens[t],
+                             ExplainOther(library.tokens[t], other.tokens[t]));
+      return false;
+    }
+  }
+  if (!library.error && !other.error && library.tokens.size() == other.tokens.size()) {
+    return true;
+  }
+  report.OutcomeMismatch(r, n, "library", Outcome(library, n), other_name,
+                         OtherOutcome(other, n));
+  return false;
+}
+
+}  // namespace exactsample::cli

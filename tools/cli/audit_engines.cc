@@ -1,0 +1,58 @@
+#include "tools/cli/audit_engines.hpp"
+
+#include <algorithm>
+
+namespace exactsample::cli {
+
+EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
+  EngineRun run;
+  if (request.rejected) {
+    run.error = request.rejected;
+    return run;
+  }
+  Pcg32 rng = stream(request.seed, Purpose::sample);
+  std::vector<int32_t> generated = request.generated;
+  for (int64_t step = 0; step < request.steps; ++step) {
+    const Request req{request.logits, request.prompt, generated, request.params};
+    TracedToken traced;
+    const auto t = sample(req, rng, ws, {engine, &traced.trace});
+    if (!t) {
+      run.error = t.error();
+      break;
+    }
+    traced.token = *t;
+    traced.draws_u32 = rng.draws_u32();
+    generated.push_back(t->id);
+    run.tokens.push_back(std::move(traced));
+  }
+  return run;
+}
+
+std::string Outcome(const EngineRun& run, size_t t) {
+  if (t < run.tokens.size()) {
+    const Token& token = run.tokens[t].token;
+    return "id " + std::to_string(token.id) + ", logprob " + Decimal(token.logprob) +
+           " (" + HexBits(token.logprob) + ")";
+  }
+  if (run.error) return "rejected: " + run.error->message;
+  return "no token (" + std::to_string(run.tokens.size()) + " in all)";
+}
+
+bool CompareRuns(const RequestRef& r, const std::string& a_name, const EngineRun& a,
+                 const std::string& b_name, const EngineRun& b, AuditReport& report) {
+  const size_t n = std::min(a.tokens.size(), b.tokens.size());
+  for (size_t t = 0; t < n; ++t) {
+    if (const auto d = FirstDifference(a.tokens[t], b.tokens[t])) {
+      report.EngineMismatch(r, t, a_name, a.tokens[t], b_name, b.tokens[t], *d);
+      return false;
+    }
+  }
+  const bool same_error =
+      a.error.has_value() == b.error.has_value() &&
+      (!a.error || (a.error->code == b.error->code && a.error->message == b.error->message));
+  if (a.tokens.size() == b.tokens.size() && same_error) return true;
+  report.OutcomeMismatch(r, n, a_name, Outcome(a, n), b_name, Outcome(b, n));
+  return false;
+}
+
+}  // namespace exactsample::cli

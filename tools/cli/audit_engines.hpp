@@ -1,0 +1,33 @@
+// Running one audit request with traces on one engine, and comparing two
+// such runs token by token.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/trace_diff.hpp"
+#include "tools/cli/audit_inputs.hpp"
+#include "tools/cli/audit_report.hpp"
+
+namespace exactsample::cli {
+
+struct EngineRun {
+  std::vector<TracedToken> tokens;
+  std::optional<Error> error;  // why the call after the last token failed
+};
+
+// rng = stream(seed, 4) once, then `steps` traced calls, each id appended
+// to the history; stops at the first error.
+EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws);
+
+// The outcome of `run` at token t in words: its id and logprob, its error,
+// or that it ended.
+std::string Outcome(const EngineRun& run, size_t t);
+
+// Reports the first token where b parts from a (the first differing stage),
+// or where their outcomes differ; true when they agree throughout.
+bool CompareRuns(const RequestRef& r, const std::string& a_name, const EngineRun& a,
+                 const std::string& b_name, const EngineRun& b, AuditReport& report);
+
+}  // namespace exactsample::cli

@@ -1,0 +1,124 @@
+#include "tools/cli/audit_inputs.hpp"
+
+#include <set>
+
+#include "tools/cli/json_lines.hpp"
+#include "tools/cli/replay_format.hpp"
+
+namespace exactsample::cli {
+namespace {
+
+using nlohmann::json;
+
+Error Bad(const std::string& message) {
+  return {ErrorCode::invalid_parameter, "input", message};
+}
+
+// Every case of the replay file; a case the reader refuses stays in the
+// list as rejected, as `exactsample replay` prints an error line for it.
+Result<AuditInputs> FromReplay(const std::string& path) {
+  const auto cases = ReadCaseFile(path);
+  if (!cases) return cases.error();
+  AuditInputs in;
+  in.case_logits.reserve(cases->size());
+  for (size_t i = 0; i < cases->size(); ++i) {
+    auto c = ParseCase((*cases)[i]);
+    AuditRequest r;
+    r.name = CaseName((*cases)[i], i);
+    r.named = (*cases)[i].is_object() && (*cases)[i].contains("name");
+    if (!c) {
+      r.rejected = c.error();
+    } else {
+      in.case_logits.push_back(c->logits);
+      r.logits = in.case_logits.back();
+      r.prompt = c->prompt;
+      r.params = c->params;
+      r.seed = c->seed;
+      r.steps = c->steps;
+    }
+    in.requests.push_back(std::move(r));
+  }
+  return in;
+}
+
+// One line of a requests file: params, prompt, generated, seed, steps, row
+// and an optional name; row defaults to the request's index modulo rows.
+Result<AuditRequest> ParseRequest(const json& j, size_t index,
+                                  const npy::Matrix& m) {
+  static const std::set<std::string> kKeys{"name",      "params", "prompt",
+                                           "generated", "seed",   "steps", "row"};
+  if (!j.is_object()) return Bad("expected an object");
+  for (const auto& [key, value] : j.items()) {
+    if (!kKeys.contains(key)) return Bad("unknown field \"" + key + "\"");
+  }
+  AuditRequest r;
+  r.named = j.contains("name");
+  if (r.named && !j["name"].is_string()) return Bad("name: not a string");
+  r.name = r.named ? j["name"].get<std::string>() : "request " + std::to_string(index);
+  size_t row = index % m.rows;
+  if (j.contains("row")) {
+    const auto v = ParseInt(j["row"], "row");
+    if (!v) return v.error();
+    if (*v < 0 || static_cast<uint64_t>(*v) >= m.rows) {
+      return Bad("row = " + std::to_string(*v) + ": the logits have " +
+                 std::to_string(m.rows) + " rows");
+    }
+    row = static_cast<size_t>(*v);
+  }
+  r.logits = m.row(row);
+  if (j.contains("params")) {
+    if (auto e = ParseParams(j["params"], r.params); !e) return e.error();
+  }
+  for (auto [field, ids] : {std::pair{"prompt", &r.prompt},
+                            std::pair{"generated", &r.generated}}) {
+    if (!j.contains(field)) continue;
+    if (auto e = ParseIds(j[field], field, m.cols, *ids); !e) return e.error();
+  }
+  if (!j.contains("seed") || !j["seed"].is_number_unsigned()) {
+    return Bad("seed: missing or not an unsigned 64-bit integer");
+  }
+  r.seed = j["seed"].get<uint64_t>();
+  if (j.contains("steps")) {
+    const auto steps = ParseInt(j["steps"], "steps");
+    if (!steps) return steps.error();
+    if (*steps < 0) return Bad("steps: " + std::to_string(*steps) + " is negative");
+    r.steps = *steps;
+  }
+  return r;
+}
+
+Result<AuditInputs> FromNpy(const AuditOptions& o) {
+  AuditInputs in;
+  if (auto e = npy::Read(o.logits, in.matrix)) return *e;
+  if (in.matrix.rows == 0) return Bad(o.logits + ": no rows");
+  if (o.requests.empty()) {  // the flags, for every row
+    for (size_t i = 0; i < in.matrix.rows; ++i) {
+      AuditRequest r;
+      r.name = "row " + std::to_string(i);
+      r.logits = in.matrix.row(i);
+      r.params = o.params;
+      r.seed = o.seed;
+      r.steps = o.steps;
+      in.requests.push_back(std::move(r));
+    }
+    return in;
+  }
+  const auto lines = ReadJsonLines(o.requests);
+  if (!lines) return lines.error();
+  for (size_t i = 0; i < lines->size(); ++i) {
+    auto r = ParseRequest((*lines)[i].value, i, in.matrix);
+    if (!r) return Bad(Where(o.requests, (*lines)[i]) + r.error().message);
+    in.requests.push_back(*r);
+  }
+  return in;
+}
+
+}  // namespace
+
+Result<AuditInputs> LoadAuditInputs(const AuditOptions& o) {
+  if (!o.replay.empty()) return FromReplay(o.replay);
+  if (!o.logits.empty()) return FromNpy(o);
+  return Bad("give --replay FILE, --logits FILE.npy or --greedy-streams FILE");
+}
+
+}  // namespace exactsample::cli

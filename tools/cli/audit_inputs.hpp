@@ -1,0 +1,41 @@
+// The requests an audit runs: from a replay file, or from a .npy file of
+// logits with a requests file or the parameter flags.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "exactsample/exactsample.hpp"
+#include "lib/npy.hpp"
+#include "tools/cli/audit.hpp"
+
+namespace exactsample::cli {
+
+// Like a replay case: rng = stream(seed, 4) once, then `steps` tokens, each
+// appended to `generated` before the next.
+struct AuditRequest {
+  std::string name;
+  bool named = false;  // the name came from the input, not from the index
+  std::span<const float> logits;
+  std::vector<int32_t> prompt;
+  std::vector<int32_t> generated;  // ids before the first token
+  SamplingParams params;
+  uint64_t seed = 0;
+  int64_t steps = 12;
+  std::optional<Error> rejected;  // a replay case the reader refused
+};
+
+struct AuditInputs {
+  std::vector<AuditRequest> requests;
+  // What the requests' logits point into (moving a vector keeps its buffer).
+  npy::Matrix matrix;
+  std::vector<std::vector<float>> case_logits;
+};
+
+// The inputs, or an error naming the file and the line or field (exit 2).
+Result<AuditInputs> LoadAuditInputs(const AuditOptions& options);
+
+}  // namespace exactsample::cli
