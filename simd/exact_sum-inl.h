@@ -13,6 +13,10 @@
 // ends at exactly (m + sum n_j) * u. Blocks where this fails (a tie, a binade
 // crossing, s zero or tiny, a target reached inside) are split in halves down
 // to a few terms, which are added one by one.
+//
+// Like the sequential loop it must equal, this assumes the default floating
+// point environment: round to nearest even, no FTZ/DAZ (the caller checks
+// MXCSR).
 
 #if defined(EXACTSAMPLE_SIMD_EXACT_SUM_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EXACTSAMPLE_SIMD_EXACT_SUM_INL_H_
@@ -180,6 +184,8 @@ size_t WalkToTarget(D d, double& s, const Terms& q, size_t n, double target) {
 }
 
 // s + e[0] + e[1] + ... + e[n-1], added in this order, for finite e[i] >= 0.
+// Runs of more than kSequentialMax terms are what the grid makes fast: a
+// caller that produces terms in pieces should pass pieces of hundreds.
 template <class D>
 double AccumulateExact(D d, double s, const double* HWY_RESTRICT e, size_t n) {
   // The walk stops early only when s reaches +inf, where it stays.

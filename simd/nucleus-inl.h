@@ -133,18 +133,66 @@ inline double TBoundaryAtOrBelow(const NucleusRow& row, double bound) {
   return -INFINITY;
 }
 
-// Where the first tier starts: the ids with l >= the bound should hold the
-// mass p * z by the survey, with one level (a factor 16 in e) to spare.
-// Returns -inf for a single tier.
-inline double FirstTierBound(const NucleusRow& row, const Survey& survey,
-                             double p) {
+// The masses of e >= 8 theta, 4 theta and 2 theta: a survey level split.
+template <class D>
+void SplitLevel(D d, const NucleusRow& row, double theta, double mass[3]) {
+  const size_t N = hn::Lanes(d);
+  const auto zero = hn::Zero(d);
+  auto m8 = zero, m4 = zero, m2 = zero;
+  size_t i = 0;
+  for (; i + N <= row.n; i += N) {
+    const auto e = hn::LoadU(d, row.e + i);
+    m8 = hn::Add(m8, hn::IfThenElseZero(hn::Ge(e, hn::Set(d, 8 * theta)), e));
+    m4 = hn::Add(m4, hn::IfThenElseZero(hn::Ge(e, hn::Set(d, 4 * theta)), e));
+    m2 = hn::Add(m2, hn::IfThenElseZero(hn::Ge(e, hn::Set(d, 2 * theta)), e));
+  }
+  mass[0] = hn::GetLane(hn::SumOfLanes(d, m8));
+  mass[1] = hn::GetLane(hn::SumOfLanes(d, m4));
+  mass[2] = hn::GetLane(hn::SumOfLanes(d, m2));
+  for (; i < row.n; ++i) {
+    const double e = row.e[i];
+    for (int k = 0; k < 3; ++k) mass[k] += e >= (8 >> k) * theta ? e : 0;
+  }
+}
+
+// About the smallest e the nucleus reaches down to: a threshold whose mass
+// (the sum of e >= it, off the exact sums by rounding only) reaches p * z
+// with a margin far above that rounding; 0 when none does.
+template <class D>
+double NucleusThreshold(D d, const NucleusRow& row, const Survey& survey,
+                        double p) {
+  const double goal = p * row.z * (1 + 1e-9);
   int j = 0;
-  while (j < kLevels && !(survey.mass[j] >= p * row.z)) ++j;
-  if (j + 1 >= kLevels) return -INFINITY;
-  // e = exp(t - M) peaks at t_max, so e >= threshold about where
-  // t >= t_max + log(threshold / e_max).
-  const double t_bound = row.T(survey.l_max) +
-                         std::log(LevelThreshold(j + 1) / survey.e_max);
+  while (j < kLevels && !(survey.mass[j] >= goal)) ++j;
+  if (j == kLevels) return 0.0;
+  double theta = LevelThreshold(j);
+  // A level spans a factor 16 in e and may hold many ids: when its bound on
+  // their count (mass / theta) is large, one more pass splits it. The first
+  // level is left whole: a nucleus that ends there belongs to a flat row,
+  // where the tier is most ids anyway.
+  if (j > 0 && survey.mass[j] / theta > static_cast<double>(row.n) / 8) {
+    double mass[3];
+    SplitLevel(d, row, theta, mass);
+    for (int k = 0; k < 3; ++k) {
+      if (mass[k] >= goal) {
+        theta *= 8 >> k;
+        break;
+      }
+    }
+  }
+  return theta;
+}
+
+// Where the first tier starts: the l above which e >= theta, a little lower
+// for safety. Returns -inf for a single tier.
+inline double FirstTierBound(const NucleusRow& row, const Survey& survey,
+                             double theta) {
+  if (theta == 0) return -INFINITY;
+  // e = exp(t - M) peaks at t_max, so e >= theta about where
+  // t >= t_max + log(theta / e_max). Stepping 1e-6 (relative) lower keeps
+  // the ids that the roundings of exp and of this formula put near it.
+  double t_bound = row.T(survey.l_max) + std::log(theta / survey.e_max);
+  t_bound -= 1e-6 * (1 + std::abs(t_bound));
   const double bound = row.divisor == 1.0 ? t_bound : t_bound * row.divisor;
   if (!(bound > survey.l_min && bound <= survey.l_max)) return -INFINITY;
   return TBoundaryAtOrBelow(row, bound);
@@ -386,7 +434,8 @@ inline Cut NucleusCutImpl(const double* l, double divisor, const double* e,
   if (survey.count == 0) return Cut{};
 
   // The likely nucleus first, the rest only if the walk gets there.
-  const double bound = FirstTierBound(row, survey, p);
+  const double bound =
+      FirstTierBound(row, survey, NucleusThreshold(d, row, survey, p));
   const Tier tiers[2] = {{bound, INFINITY}, {-INFINITY, bound}};
   uint32_t* ids = scratch.data();
   double s = 0.0;
