@@ -1,5 +1,22 @@
-// TEMPORARY stand-in for the exact-summation kernel (replaced at merge):
-// plain sequential sum with the final signature.
+// Exact summation in SIMD (notes/exact-exp-and-sum.md section 3): running
+// sums of non-negative terms that equal the sequential `s += q[i]` bit for
+// bit, and walks that stop at the first i where the running sum reaches a
+// target. Other kernel families include this header for the templates.
+//
+// The grid argument. Let kGridMin <= s <= DBL_MAX lie in [2^k, 2^(k+1)),
+// u = 2^(k-52) its ulp, m = s/u (an integer in [2^52, 2^53)), and for a block
+// of terms q_j >= 0 let x_j = q_j/u (a power-of-two scaling: exact, see
+// GridOf) and n_j = round_half_even(x_j). If no x_j has fraction exactly 1/2
+// and m + sum(n_j) <= 2^53 - 1, then in ANY order each sequential step
+// s' = RN(s' + q_j) stays in the binade, where the representable numbers are
+// the multiples of u, and rounds q_j to u*n_j without a tie; so the block
+// ends at exactly (m + sum n_j) * u. Blocks where this fails (a tie, a binade
+// crossing, s zero or tiny, a target reached inside) are split in halves down
+// to a few terms, which are added one by one.
+//
+// Like the sequential loop it must equal, this assumes the default floating
+// point environment: round to nearest even, no FTZ/DAZ (the caller checks
+// MXCSR).
 
 #if defined(EXACTSAMPLE_SIMD_EXACT_SUM_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EXACTSAMPLE_SIMD_EXACT_SUM_INL_H_
@@ -8,22 +25,174 @@
 #define EXACTSAMPLE_SIMD_EXACT_SUM_INL_H_
 #endif
 
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
 
-// Bits equal to: for i in [0, n): s += e[i]; requires e[i] >= 0 finite.
+// Below this s the grid test is not used: it keeps u and 1/u normal powers
+// of two (u >= 2^-952, 1/u <= 2^952), so the scaling x_j = q_j * (1/u) is
+// exact or overflows to +inf, which fails the binade test.
+inline constexpr double kGridMin = 0x1p-900;
+// Blocks tried as one grid step by the walks, and the size below which a
+// failing block is added one term at a time instead of split again.
+inline constexpr size_t kGridBlock = 512;
+inline constexpr size_t kSequentialMax = 16;
+
+inline bool GridReady(double s) { return s >= kGridMin && s <= DBL_MAX; }
+
+// round_half_even(x) for x >= 0 (or +inf) in the default rounding mode, the
+// same value as hn::Round: below 2^52 adding and removing 2^52 rounds at the
+// units; from 2^52 on every double is an integer.
+inline double RoundHalfEvenNonNegative(double x) {
+  return x < 0x1p52 ? (x + 0x1p52) - 0x1p52 : x;
+}
+
+// Terms q[i] = e[i] read from memory.
+struct ContiguousTerms {
+  const double* HWY_RESTRICT e;
+  template <class D>
+  hn::Vec<D> Load(D d, size_t i) const {
+    return hn::LoadU(d, e + i);
+  }
+  double operator[](size_t i) const { return e[i]; }
+};
+
+// Tries the terms [begin, end) as one step on s's grid (requires
+// GridReady(s)). Returns true and sets *s_end to the exact result of adding
+// them to s sequentially (in any order) when the grid argument holds.
+template <class D, class Terms>
+bool TryGridBlock(D d, double s, const Terms& q, size_t begin, size_t end,
+                  double* s_end) {
+  // s normal and positive: its biased exponent E gives u = 2^(E-1023-52)
+  // and 1/u = 2^(2098-E), both normal for kGridMin <= s <= DBL_MAX.
+  const uint64_t biased = std::bit_cast<uint64_t>(s) >> 52;
+  const double u = std::bit_cast<double>((biased - 52) << 52);
+  const double inv_u = std::bit_cast<double>((2098 - biased) << 52);
+  const double m = s * inv_u;              // exact: an integer below 2^53
+  const double limit = (0x1p53 - 1) - m;  // exact: both integers below 2^53
+
+  // Per lane: the sum of n_j and the largest |x_j - n_j| (exact, in [0, 1/2];
+  // it is 1/2 exactly for a tie). Two chains hide the Round/Add latency.
+  // Partial sums of the non-negative integers n_j are exact below 2^53, and
+  // once one reaches 2^53 every later rounded partial sum stays >= 2^53
+  // (rounding is monotone), so `sum <= limit` is decided correctly whatever
+  // the lane and reduction order. A +inf x_j (overflow) makes the sum +inf.
+  const size_t N = hn::Lanes(d);
+  const auto scale = hn::Set(d, inv_u);
+  auto sum0 = hn::Zero(d), sum1 = hn::Zero(d);
+  auto dev0 = hn::Zero(d), dev1 = hn::Zero(d);
+  size_t i = begin;
+  for (; i + 2 * N <= end; i += 2 * N) {
+    const auto x0 = hn::Mul(q.Load(d, i), scale);
+    const auto x1 = hn::Mul(q.Load(d, i + N), scale);
+    const auto n0 = hn::Round(x0);
+    const auto n1 = hn::Round(x1);
+    sum0 = hn::Add(sum0, n0);
+    sum1 = hn::Add(sum1, n1);
+    dev0 = hn::Max(dev0, hn::Abs(hn::Sub(x0, n0)));
+    dev1 = hn::Max(dev1, hn::Abs(hn::Sub(x1, n1)));
+  }
+  if (i + N <= end) {
+    const auto x0 = hn::Mul(q.Load(d, i), scale);
+    const auto n0 = hn::Round(x0);
+    sum0 = hn::Add(sum0, n0);
+    dev0 = hn::Max(dev0, hn::Abs(hn::Sub(x0, n0)));
+    i += N;
+  }
+  double sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(sum0, sum1)));
+  double dev = hn::GetLane(hn::MaxOfLanes(d, hn::Max(dev0, dev1)));
+  for (; i < end; ++i) {
+    const double x = q[i] * inv_u;
+    const double n = RoundHalfEvenNonNegative(x);
+    sum += n;
+    dev = std::max(dev, std::abs(x - n));
+  }
+  if (!(sum <= limit) || dev == 0.5) return false;
+  *s_end = (m + sum) * u;  // exact: an integer below 2^53 times a power of 2
+  return true;
+}
+
+// Adds q[begin..end) to s in order, stopping at the first i where s >= target
+// (returned; s then includes q[i]); returns end if none. Bit-exact with the
+// sequential loop.
+template <class D, class Terms>
+size_t WalkBlock(D d, double& s, const Terms& q, size_t begin, size_t end,
+                 double target) {
+  if (end - begin > kSequentialMax && GridReady(s)) {
+    double s_end;
+    if (TryGridBlock(d, s, q, begin, end, &s_end) && s_end < target) {
+      s = s_end;  // s only grows, so no term inside reached the target
+      return end;
+    }
+    const size_t mid = begin + (end - begin) / 2;
+    const size_t hit = WalkBlock(d, s, q, begin, mid, target);
+    return hit < mid ? hit : WalkBlock(d, s, q, mid, end, target);
+  }
+  for (size_t i = begin; i < end; ++i) {
+    s += q[i];
+    if (s >= target) return i;
+  }
+  return end;
+}
+
+// The first i >= begin with q[i] != 0, or n.
+template <class D, class Terms>
+size_t SkipZeros(D d, const Terms& q, size_t begin, size_t n) {
+  const size_t N = hn::Lanes(d);
+  size_t i = begin;
+  while (i + N <= n && hn::AllTrue(d, hn::Eq(q.Load(d, i), hn::Zero(d)))) {
+    i += N;
+  }
+  while (i < n && q[i] == 0) ++i;
+  return i;
+}
+
+// Adds q[0..n) to s in order, stopping at the first i where s >= target
+// (returned; s then includes q[i]); returns n if none. Equal, in the result
+// and in s, to `for (i...) { s += q[i]; if (s >= target) return i; }` for
+// terms q[i] >= 0 (finite) and any s.
+template <class D, class Terms>
+size_t WalkToTarget(D d, double& s, const Terms& q, size_t n, double target) {
+  size_t i = 0;
+  while (i < n) {
+    if (!GridReady(s)) {
+      // +0.0 plus zeros of either sign stays +0.0, below a positive target.
+      if (std::bit_cast<uint64_t>(s) == 0 && target > 0) {
+        i = SkipZeros(d, q, i, n);
+        if (i == n) break;
+      }
+      s += q[i];
+      if (s >= target) return i;
+      ++i;
+      continue;
+    }
+    const size_t end = std::min(n, i + kGridBlock);
+    const size_t hit = WalkBlock(d, s, q, i, end, target);
+    if (hit < end) return hit;
+    i = end;
+  }
+  return n;
+}
+
+// s + e[0] + e[1] + ... + e[n-1], added in this order, for finite e[i] >= 0.
+// Runs of more than kSequentialMax terms are what the grid makes fast: a
+// caller that produces terms in pieces should pass pieces of hundreds.
 template <class D>
-double AccumulateExact(D /*d*/, double s, const double* HWY_RESTRICT e,
-                       size_t n) {
-  for (size_t i = 0; i < n; ++i) s += e[i];
+double AccumulateExact(D d, double s, const double* HWY_RESTRICT e, size_t n) {
+  // The walk stops early only when s reaches +inf, where it stays.
+  WalkToTarget(d, s, ContiguousTerms{e}, n, INFINITY);
   return s;
 }
 
-// NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace exactsample::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -1,0 +1,12 @@
+#include "scalar_ref/exact_sum.hpp"
+
+namespace exactsample::scalar_ref {
+
+double AccumulateExact(double s, const double* e, size_t n) {
+  for (size_t i = 0; i < n; ++i) s += e[i];
+  return s;
+}
+
+double ExactSum(const double* e, size_t n) { return AccumulateExact(0.0, e, n); }
+
+}  // namespace exactsample::scalar_ref

@@ -1,0 +1,15 @@
+// Scalar twins of simd/exact_sum.hpp: the sequential sums that the exact
+// SIMD kernels must equal bit for bit.
+#pragma once
+
+#include <cstddef>
+
+namespace exactsample::scalar_ref {
+
+// s + e[0] + ... + e[n-1], added in this order.
+double AccumulateExact(double s, const double* e, size_t n);
+
+// AccumulateExact(0.0, e, n).
+double ExactSum(const double* e, size_t n);
+
+}  // namespace exactsample::scalar_ref

@@ -1,0 +1,26 @@
+#include "scalar_ref/nucleus.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace exactsample::scalar_ref {
+
+Cut NucleusCut(const double* l, double divisor, const double* e, size_t n,
+               double z, double p) {
+  auto t = [&](uint32_t i) { return divisor == 1.0 ? l[i] : l[i] / divisor; };
+  std::vector<uint32_t> ids;
+  for (size_t i = 0; i < n; ++i) {
+    if (e[i] > 0) ids.push_back(static_cast<uint32_t>(i));
+  }
+  std::sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) {
+    return t(a) != t(b) ? t(a) > t(b) : a < b;
+  });
+  double s = 0.0;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    s += e[ids[k]] / z;
+    if (s >= p) return Cut{true, t(ids[k]), ids[k], k + 1};
+  }
+  return Cut{false, 0.0, 0, ids.size()};
+}
+
+}  // namespace exactsample::scalar_ref
