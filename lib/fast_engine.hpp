@@ -7,8 +7,9 @@
 
 namespace exactsample {
 
-// `request` must have passed checks::ParamsAndIds.
+// `request` must have passed checks::ParamsAndIds. Fills *options.trace
+// when given.
 Result<Token> SampleFast(const Request& request, Pcg32& rng,
-                         Workspace::Impl& ws);
+                         Workspace::Impl& ws, const SampleOptions& options);
 
 }  // namespace exactsample

@@ -37,7 +37,7 @@ Result<GreedyVerdict> CompareGreedyStream(const GreedyStream& input,
   for (size_t t = 0; t < steps; ++t) {
     const Request req{input.rows[t], input.prompt, history, input.params};
     Trace trace;
-    const auto token = sample(req, rng, ws, {Engine::reference, &trace});
+    const auto token = sample(req, rng, ws, {.engine = Engine::reference, .trace = &trace});
     if (!token) {
       Error e = token.error();
       e.message = "step " + std::to_string(t) + ": " + e.message;

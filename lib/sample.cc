@@ -2,6 +2,7 @@
 
 #include "exactsample/exactsample.hpp"
 #include "lib/checks.hpp"
+#include "lib/fast_engine.hpp"
 #include "lib/workspace.hpp"
 #include "scalar_ref/reference.hpp"
 
@@ -20,14 +21,13 @@ Result<std::monostate> validate(const Request& request) {
 
 Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
                      const SampleOptions& options) {
-  (void)workspace;
   if (auto e = checks::ParamsAndIds(request)) return *e;
-  switch (options.engine) {
-    case Engine::reference:
-    case Engine::fast:
-      break;
+  if (options.engine == Engine::fast) {
+    return SampleFast(request, rng, workspace.impl(), options);
   }
-  return scalar_ref::Sample(request, rng, options.trace);
+  auto token = scalar_ref::Sample(request, rng, options.trace);
+  if (token && !options.logprob) return Token{token->id, NAN};
+  return token;
 }
 
 }  // namespace exactsample

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
@@ -17,6 +18,12 @@ struct Workspace::Impl {
   std::vector<int32_t> history;  // sorted prompt and generated ids
   std::vector<int32_t> top;      // top-k ids
   std::vector<double> top_l;     // their penalised logits, ascending ids
+
+  // The same scratch as the int32 ids TopK keeps (signed and unsigned
+  // views of one object may alias).
+  std::span<int32_t> TopKScratch(size_t vocab) {
+    return {reinterpret_cast<int32_t*>(ids.data()), vocab};
+  }
 
   void Reserve(size_t vocab) {
     if (l.size() < vocab) {

@@ -118,10 +118,39 @@ class CaseMaker {
     return p;
   }
 
+  // top_p on a running sum of q, min_p on a ratio q / max(q), computed the
+  // spec's way over the unpenalised row: thresholds that rounding decides.
+  void Borderline(const std::vector<float>& x, SamplingParams& p) {
+    if (p.temperature == 0.0) return;
+    std::vector<double> t;
+    for (float v : x) t.push_back(static_cast<double>(v) / p.temperature);
+    const double m = *std::max_element(t.begin(), t.end());
+    std::vector<double> e;
+    double z = 0;
+    for (double v : t) {
+      e.push_back(std::exp(v - m));
+      z += e.back();
+    }
+    std::vector<size_t> order(t.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return t[a] != t[b] ? t[a] > t[b] : a < b;
+    });
+    const size_t j = Below(static_cast<uint32_t>(std::min<size_t>(order.size(), 64)));
+    if (Chance(0.5)) {
+      double s = 0;
+      for (size_t r = 0; r <= j; ++r) s += e[order[r]] / z;
+      p.top_p = std::min(s, 0.999);
+    } else {
+      p.min_p = std::min(e[order[j]], 1.0);
+    }
+  }
+
   RandomCase Make(uint64_t seed, size_t max_vocab) {
     RandomCase c{seed, {}, {}, {}, {}};
     c.logits = Logits(Vocab(max_vocab));
     c.params = Params(c.logits.size());
+    if (Chance(0.3)) Borderline(c.logits, c.params);
     c.prompt = History(c.logits, 8);
     c.generated = History(c.logits, 24);
     return c;

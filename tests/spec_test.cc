@@ -166,6 +166,21 @@ TEST_P(SpecTest, GreedyTiesGoToTheLowestId) {
   EXPECT_EQ(Sample(x, p, rng)->id, 1);
 }
 
+// M is the first maximum in id order: with one finite logit -0.0 the
+// logprob is (-0 - (-0)) - log(1) = +0, not -0.
+TEST_P(SpecTest, ZeroMaximumKeepsItsSign) {
+  const std::vector<float> x{-INFINITY, -0.0f, -INFINITY};
+  for (double temperature : {0.0, 1.0, 0.5}) {
+    SamplingParams p;
+    p.temperature = temperature;
+    Pcg32 rng = stream(8, Purpose::sample);
+    const auto t = Sample(x, p, rng);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->id, 1);
+    EXPECT_EQ(Bits(t->logprob), Bits(0.0)) << temperature;
+  }
+}
+
 TEST_P(SpecTest, MaskedIdsAreNeverReturned) {
   std::vector<float> x(64, -INFINITY);
   for (int32_t i : {3, 17, 40, 63}) x[i] = static_cast<float>(i % 5) - 30.0f;

@@ -15,7 +15,7 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
   for (int64_t step = 0; step < request.steps; ++step) {
     const Request req{request.logits, request.prompt, generated, request.params};
     TracedToken traced;
-    const auto t = sample(req, rng, ws, {engine, &traced.trace});
+    const auto t = sample(req, rng, ws, {.engine = engine, .trace = &traced.trace});
     if (!t) {
       run.error = t.error();
       break;

@@ -64,6 +64,10 @@ struct Trace {
 struct SampleOptions {
   Engine engine = Engine::reference;
   Trace* trace = nullptr;
+  // false: the caller does not need Token::logprob (it is then NaN), so the
+  // fast engine skips the softmax over all V ids where no other step needs
+  // it (top-k, greedy). The id and the generator are the same either way.
+  bool logprob = true;
 };
 
 struct Token {

@@ -1,0 +1,182 @@
+#include "lib/fast_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lib/checks.hpp"
+#include "lib/penalties.hpp"
+#include "simd/cdf.hpp"
+#include "simd/exact_sum.hpp"
+#include "simd/exp_sum.hpp"
+#include "simd/exp_variant.hpp"
+#include "simd/filter.hpp"
+#include "simd/max.hpp"
+#include "simd/nucleus.hpp"
+#include "simd/topk.hpp"
+
+namespace exactsample {
+namespace {
+
+// The kept set K as a dense array: entry j is the id id_of[j] (or j when
+// id_of is null), with penalised logit l[j] and e[j] = exp(l[j] / T - M / T);
+// ids outside K have e[j] == 0 exactly, which leaves every ascending sum and
+// the inverse CDF as the spec computes them over K.
+struct KeptSet {
+  const double* l;
+  double* e;
+  size_t n;
+  const int32_t* id_of;
+  double z;  // sum of e in ascending id order
+  int32_t Id(size_t j) const {
+    return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);
+  }
+};
+
+// Step 6 for k below V: the first k ids, compacted into ascending id order.
+KeptSet TopKSet(const double* l, size_t vocab, const SamplingParams& p,
+                double max_tempered, simd::ExpVariant variant,
+                Workspace::Impl& ws) {
+  const size_t k = static_cast<size_t>(p.top_k);
+  ws.top.resize(k);
+  const size_t count =
+      simd::TopK(l, p.temperature, vocab, k, ws.top.data(), ws.TopKScratch(vocab));
+  std::sort(ws.top.begin(), ws.top.begin() + static_cast<std::ptrdiff_t>(count));
+  ws.top_l.resize(count);
+  for (size_t j = 0; j < count; ++j) ws.top_l[j] = l[ws.top[j]];
+  KeptSet kept{ws.top_l.data(), ws.e.data(), count, ws.top.data(), 0.0};
+  kept.z = simd::ExpSum(kept.l, count, p.temperature, max_tempered, kept.e, variant);
+  return kept;
+}
+
+// K as ids, for the trace: entries of `kept` that pass `in`.
+template <class Pred>
+std::vector<int32_t> Ids(const KeptSet& kept, const std::vector<int32_t>& before,
+                         Pred in) {
+  std::vector<int32_t> out;
+  for (size_t j = 0; j < kept.n; ++j) {
+    const int32_t id = kept.Id(j);
+    if (std::binary_search(before.begin(), before.end(), id) && in(j)) {
+      out.push_back(id);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws,
+                         const SampleOptions& options) {
+  Trace* const trace = options.trace;
+  const SamplingParams& p = request.params;
+  const size_t vocab = request.logits.size();
+  ws.Reserve(vocab);
+  double* const l = ws.l.data();
+
+  // Step 1, checking the row and finding its maximum in the same pass.
+  const simd::WidenResult widened = simd::WidenMax(request.logits.data(), vocab, l);
+  if (widened.bad || widened.max == -INFINITY) {
+    return *checks::LogitValues(request.logits);
+  }
+
+  // Steps 2 and 3 touch only history ids.
+  const auto penalized = ApplyPenalties(request, {l, vocab}, widened.max, ws.history);
+  if (!penalized) return penalized.error();
+  double max_logit = penalized->max_stale ? simd::Max(l, vocab) : penalized->max_logit;
+  if (auto e = checks::MaxAfterPenalties(max_logit, p)) return *e;
+  // The spec's M is the first maximum in id order; for a zero its sign
+  // reaches the logprob through l[c] - M.
+  const bool logprob = options.logprob || trace != nullptr;
+  if (max_logit == 0.0 && logprob) max_logit = l[simd::Argmax(l, vocab)];
+
+  // The reported logprob's softmax over all V ids, before temperature. At
+  // temperature 1 without top-k its e values also serve steps 7 to 9; else,
+  // without the logprob, nothing needs it.
+  const simd::ExpVariant variant = simd::ProcessExp().variant;
+  const bool top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < vocab;
+  const bool reuse_e = p.temperature == 1.0 && !top_k;
+  const double z_all =
+      logprob || reuse_e
+          ? simd::ExpSum(l, vocab, 1.0, max_logit, reuse_e ? ws.e.data() : nullptr,
+                         variant)
+          : NAN;
+  const double log_z_all = logprob ? std::log(z_all) : NAN;
+  const auto token = [&](size_t id) {
+    return Token{static_cast<int32_t>(id),
+                 logprob ? (l[id] - max_logit) - log_z_all : NAN};
+  };
+  if (trace != nullptr) {
+    *trace = Trace{};
+    trace->penalized.assign(l, l + vocab);
+    trace->max_logit = max_logit;
+    trace->z_all = z_all;
+  }
+
+  // Step 4. Greedy: no draw.
+  if (p.temperature == 0.0) return token(simd::Argmax(l, vocab));
+
+  // Step 5 happens inside the kernels (t = l / T, never l * (1 / T)); the
+  // largest tempered logit is M / T because division is monotone.
+  const double max_tempered = max_logit / p.temperature;
+
+  // Step 6.
+  KeptSet kept{l, ws.e.data(), vocab, nullptr, z_all};
+  if (top_k) {
+    kept = TopKSet(l, vocab, p, max_tempered, variant, ws);
+  } else if (!reuse_e) {
+    kept.z = simd::ExpSum(l, vocab, p.temperature, max_tempered, kept.e, variant);
+  }
+  if (trace != nullptr) {
+    for (size_t j = 0; j < kept.n; ++j) {
+      if (kept.l[j] != -INFINITY) trace->kept_top_k.push_back(kept.Id(j));
+    }
+  }
+
+  // Step 7. The first id in (t desc, id asc) order whose running sum of q
+  // reaches p stays; everything after it goes.
+  simd::Cut cut;
+  if (p.top_p < 1.0) {
+    cut = simd::NucleusCut(kept.l, p.temperature, kept.e, kept.n, kept.z,
+                           p.top_p, ws.ids);
+    if (cut.found) {
+      simd::ZeroAfter(kept.l, p.temperature, kept.e, kept.n, cut.t,
+                      static_cast<int32_t>(cut.id));
+      kept.z = simd::ExactSum(kept.e, kept.n);
+    }
+  }
+  if (trace != nullptr) {
+    trace->kept_top_p = Ids(kept, trace->kept_top_k, [&](size_t j) {
+      const double t = kept.l[j] / p.temperature;
+      return !cut.found || t > cut.t || (t == cut.t && j <= cut.id);
+    });
+  }
+
+  // Step 8. max(q) is q of the largest logit, which every filter keeps:
+  // e = exp(0) = 1, so max(q) = 1 / Z.
+  if (p.min_p != 0.0) {
+    const double z_before = kept.z;
+    const double threshold = p.min_p * (1.0 / z_before);
+    simd::MinPFilter(kept.e, kept.n, z_before, threshold);
+    kept.z = simd::ExactSum(kept.e, kept.n);
+    if (trace != nullptr) {
+      trace->kept_min_p = Ids(kept, trace->kept_top_p, [&](size_t j) {
+        return kept.e[j] / z_before >= threshold;
+      });
+    }
+  } else if (trace != nullptr) {
+    trace->kept_min_p = trace->kept_top_p;
+  }
+
+  // Steps 9 to 11: q = e / Z inside the walk, one draw.
+  const double u = rng.uniform_f64();
+  const size_t chosen = simd::InverseCdf(kept.e, kept.n, kept.z, u);
+  if (trace != nullptr) {
+    double c = 0.0;
+    for (size_t j = 0; j <= chosen; ++j) c += kept.e[j] / kept.z;
+    trace->z_kept = kept.z;
+    trace->u = u;
+    trace->cdf_at_choice = c;
+  }
+  return token(static_cast<size_t>(kept.Id(chosen)));
+}
+
+}  // namespace exactsample
