@@ -5,6 +5,9 @@
 
 #include <string>
 
+#include "simd/exp_sum.hpp"
+#include "simd/exp_variant.hpp"
+
 namespace exactsample {
 namespace {
 
@@ -19,17 +22,40 @@ std::vector<int64_t> CompiledTargetBits() {
 
 }  // namespace
 
+const char* ExpPath(simd::ExpVariant v) {
+  switch (v) {
+    case simd::ExpVariant::fused: return "vector fused replica";
+    case simd::ExpVariant::unfused: return "vector unfused replica";
+    case simd::ExpVariant::libm: break;
+  }
+  return "libm per element";
+}
+
 std::vector<TargetInfo> compiled_targets() {
+  // A forced target shows as a mocked SupportedTargets(); note it, visit
+  // every target, then put it back.
+  const int64_t visible = hwy::SupportedTargets();
+  hwy::SetSupportedTargetsForTest(0);
   const int64_t supported = hwy::SupportedTargets();
-  const int64_t active =
-      hwy::SupportedAndGeneratedTargets().empty()
-          ? 0
-          : hwy::SupportedAndGeneratedTargets().front();
+  const int64_t usable = visible & HWY_TARGETS;
+  const int64_t active = usable & -usable;  // the lowest bit is the best
+  const simd::ExpVariant process = simd::ProcessExp().variant;
   std::vector<TargetInfo> out;
   for (int64_t bit : CompiledTargetBits()) {
-    out.push_back({hwy::TargetName(bit), (supported & bit) != 0, bit == active});
+    TargetInfo t{hwy::TargetName(bit), (supported & bit) != 0, bit == active, ""};
+    if (t.supported) {
+      hwy::SetSupportedTargetsForTest(bit);
+      t.exp = ExpPath(simd::TargetExpVariant(process));
+    }
+    out.push_back(t);
   }
+  hwy::SetSupportedTargetsForTest(visible == supported ? 0 : visible);
   return out;
+}
+
+std::string exp_choice() {
+  const simd::ExpChoice& c = simd::ProcessExp();
+  return std::string(simd::ToString(c.variant)) + ": " + c.reason;
 }
 
 Result<std::monostate> force_target(std::string_view name) {

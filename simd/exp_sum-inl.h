@@ -108,20 +108,25 @@ HWY_INLINE double ExpSumVariant(D d, const double* l, size_t n, double divisor,
 
 }  // namespace exp_sum_detail
 
+// The exp this target computes when the process's exp is `v`. Without an
+// FMA instruction the fused replica calls std::fma per lane (20 ns per
+// element on SSE4 here); when std::exp is that very function (a CPU with FMA
+// but not all of Highway's AVX2 features), calling it is four times faster
+// and exact by definition.
+HWY_INLINE ExpVariant VariantOnThisTarget(ExpVariant v) {
+#if !HWY_NATIVE_FMA
+  if (v == ExpVariant::fused && ProcessExp().variant == ExpVariant::fused) {
+    return ExpVariant::libm;
+  }
+#endif
+  return v;
+}
+
 template <class D>
 double ExpSumKernel(D d, const double* l, size_t n, double divisor,
                     double shift, double* e_out, ExpVariant v) {
   using exp_sum_detail::ExpSumVariant;
-#if !HWY_NATIVE_FMA
-  // Without an FMA instruction the fused replica calls std::fma per lane
-  // (20 ns per element on SSE4 here); when std::exp is that very function
-  // (a CPU with FMA but not all of Highway's AVX2 features), calling it is
-  // four times faster and exact by definition.
-  if (v == ExpVariant::fused && ProcessExp().variant == ExpVariant::fused) {
-    v = ExpVariant::libm;
-  }
-#endif
-  switch (v) {
+  switch (VariantOnThisTarget(v)) {
     case ExpVariant::fused:
       return ExpSumVariant<ExpVariant::fused>(d, l, n, divisor, shift, e_out);
     case ExpVariant::unfused:

@@ -16,6 +16,8 @@ double ExpSumTarget(const double* l, size_t n, double divisor, double shift,
                       v);
 }
 
+ExpVariant ExpVariantOfTarget(ExpVariant v) { return VariantOnThisTarget(v); }
+
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace exactsample::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -24,10 +26,15 @@ HWY_AFTER_NAMESPACE();
 namespace exactsample::simd {
 
 HWY_EXPORT(ExpSumTarget);
+HWY_EXPORT(ExpVariantOfTarget);
 
 double ExpSum(const double* l, size_t n, double divisor, double shift,
               double* e_out, ExpVariant v) {
   return HWY_DYNAMIC_DISPATCH(ExpSumTarget)(l, n, divisor, shift, e_out, v);
+}
+
+ExpVariant TargetExpVariant(ExpVariant v) {
+  return HWY_DYNAMIC_DISPATCH(ExpVariantOfTarget)(v);
 }
 
 }  // namespace exactsample::simd

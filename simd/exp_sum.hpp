@@ -16,4 +16,9 @@ namespace exactsample::simd {
 double ExpSum(const double* l, size_t n, double divisor, double shift,
               double* e_out, ExpVariant v);
 
+// The exp the dispatched target's kernels compute when the process's exp is
+// `v`: `v` itself, or libm per element for the fused variant on targets
+// without an FMA instruction.
+ExpVariant TargetExpVariant(ExpVariant v);
+
 }  // namespace exactsample::simd

@@ -8,7 +8,7 @@
 namespace exactsample::cli {
 
 struct EngineChoice {
-  Engine engine = Engine::reference;
+  Engine engine = Engine::fast;
   std::string target;  // "" = best supported
 };
 

@@ -11,9 +11,11 @@ int Targets(bool supported_only) {
       if (t.supported) std::cout << t.name << "\n";
       continue;
     }
-    std::cout << t.name << "\t" << (t.supported ? "supported" : "not supported")
+    std::cout << t.name << "\t"
+              << (t.supported ? "supported, exp: " + t.exp : "not supported")
               << (t.active ? "\t(used by the fast engine)" : "") << "\n";
   }
+  if (!supported_only) std::cout << "process exp: " << exp_choice() << "\n";
   return 0;
 }
 

@@ -62,7 +62,7 @@ struct Trace {
 };
 
 struct SampleOptions {
-  Engine engine = Engine::reference;
+  Engine engine = Engine::fast;
   Trace* trace = nullptr;
   // false: the caller does not need Token::logprob (it is then NaN), so the
   // fast engine skips the softmax over all V ids where no other step needs
