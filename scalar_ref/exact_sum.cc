@@ -7,6 +7,8 @@ double AccumulateExact(double s, const double* e, size_t n) {
   return s;
 }
 
-double ExactSum(const double* e, size_t n) { return AccumulateExact(0.0, e, n); }
+double ExactSum(const double* e, size_t n) {
+  return AccumulateExact(0.0, e, n);
+}
 
 }  // namespace exactsample::scalar_ref

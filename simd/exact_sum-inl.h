@@ -77,7 +77,7 @@ bool TryGridBlock(D d, double s, const Terms& q, size_t begin, size_t end,
   const uint64_t biased = std::bit_cast<uint64_t>(s) >> 52;
   const double u = std::bit_cast<double>((biased - 52) << 52);
   const double inv_u = std::bit_cast<double>((2098 - biased) << 52);
-  const double m = s * inv_u;              // exact: an integer below 2^53
+  const double m = s * inv_u;             // exact: an integer below 2^53
   const double limit = (0x1p53 - 1) - m;  // exact: both integers below 2^53
 
   // Per lane: the sum of n_j and the largest |x_j - n_j| (exact, in [0, 1/2];

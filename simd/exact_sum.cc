@@ -28,7 +28,9 @@ double AccumulateExact(double s, const double* e, size_t n) {
   return HWY_DYNAMIC_DISPATCH(AccumulateExactImpl)(s, e, n);
 }
 
-double ExactSum(const double* e, size_t n) { return AccumulateExact(0.0, e, n); }
+double ExactSum(const double* e, size_t n) {
+  return AccumulateExact(0.0, e, n);
+}
 
 }  // namespace exactsample::simd
 #endif  // HWY_ONCE

@@ -47,7 +47,7 @@ inline constexpr uint32_t kBuckets = 4096;
 inline constexpr size_t kChunk = 1024;
 inline constexpr size_t kNoCut = SIZE_MAX;
 // The survey's mass levels: e >= 2^(-4(j+1)) for j < kLevels.
-inline constexpr int kLevels = 6;
+inline constexpr int kLevels = 6;  // SurveyOf has one accumulator each
 
 inline double LevelThreshold(int j) { return std::ldexp(1.0, -4 * (j + 1)); }
 
@@ -84,8 +84,8 @@ Survey SurveyOf(D d, const NucleusRow& row) {
   auto lo = inf, hi = hn::Neg(inf), e_max = zero, count = zero;
   auto m0 = zero, m1 = zero, m2 = zero, m3 = zero, m4 = zero, m5 = zero;
   auto level = [&](auto& acc, int j, hn::Vec<D> e) {
-    acc = hn::Add(acc, hn::IfThenElseZero(
-                           hn::Ge(e, hn::Set(d, LevelThreshold(j))), e));
+    acc = hn::Add(
+        acc, hn::IfThenElseZero(hn::Ge(e, hn::Set(d, LevelThreshold(j))), e));
   };
   size_t i = 0;
   for (; i + N <= row.n; i += N) {
@@ -99,15 +99,14 @@ Survey SurveyOf(D d, const NucleusRow& row) {
     level(m0, 0, e), level(m1, 1, e), level(m2, 2, e);
     level(m3, 3, e), level(m4, 4, e), level(m5, 5, e);
   }
+  auto total = [&](hn::Vec<D> v) { return hn::GetLane(hn::SumOfLanes(d, v)); };
   Survey s;
   s.l_min = hn::GetLane(hn::MinOfLanes(d, lo));
   s.l_max = hn::GetLane(hn::MaxOfLanes(d, hi));
   s.e_max = hn::GetLane(hn::MaxOfLanes(d, e_max));
-  s.count = static_cast<size_t>(hn::GetLane(hn::SumOfLanes(d, count)));
-  const hn::Vec<D> masses[kLevels] = {m0, m1, m2, m3, m4, m5};
-  for (int j = 0; j < kLevels; ++j) {
-    s.mass[j] = hn::GetLane(hn::SumOfLanes(d, masses[j]));
-  }
+  s.count = static_cast<size_t>(total(count));
+  s.mass[0] = total(m0), s.mass[1] = total(m1), s.mass[2] = total(m2);
+  s.mass[3] = total(m3), s.mass[4] = total(m4), s.mass[5] = total(m5);
   for (; i < row.n; ++i) {
     const double e = row.e[i];
     if (!(e > 0)) continue;
@@ -115,7 +114,8 @@ Survey SurveyOf(D d, const NucleusRow& row) {
     s.l_max = std::max(s.l_max, row.l[i]);
     s.e_max = std::max(s.e_max, e);
     ++s.count;
-    for (int j = 0; j < kLevels; ++j) s.mass[j] += e >= LevelThreshold(j) ? e : 0;
+    for (int j = 0; j < kLevels; ++j)
+      s.mass[j] += e >= LevelThreshold(j) ? e : 0;
   }
   return s;
 }
@@ -146,9 +146,8 @@ void SplitLevel(D d, const NucleusRow& row, double theta, double mass[3]) {
     m4 = hn::Add(m4, hn::IfThenElseZero(hn::Ge(e, hn::Set(d, 4 * theta)), e));
     m2 = hn::Add(m2, hn::IfThenElseZero(hn::Ge(e, hn::Set(d, 2 * theta)), e));
   }
-  mass[0] = hn::GetLane(hn::SumOfLanes(d, m8));
-  mass[1] = hn::GetLane(hn::SumOfLanes(d, m4));
-  mass[2] = hn::GetLane(hn::SumOfLanes(d, m2));
+  auto total = [&](hn::Vec<D> v) { return hn::GetLane(hn::SumOfLanes(d, v)); };
+  mass[0] = total(m8), mass[1] = total(m4), mass[2] = total(m2);
   for (; i < row.n; ++i) {
     const double e = row.e[i];
     for (int k = 0; k < 3; ++k) mass[k] += e >= (8 >> k) * theta ? e : 0;
@@ -220,12 +219,14 @@ struct BucketKey {
   }
 
   double Rank(double t) const {
-    return kLast - std::min(std::max(std::floor((t - t_lo) * scale), 0.0), kLast);
+    return kLast -
+           std::min(std::max(std::floor((t - t_lo) * scale), 0.0), kLast);
   }
   template <class D>
   hn::Vec<D> Rank(D d, hn::Vec<D> t) const {
     const auto x = hn::Mul(hn::Sub(t, hn::Set(d, t_lo)), hn::Set(d, scale));
-    const auto k = hn::Min(hn::Max(hn::Floor(x), hn::Zero(d)), hn::Set(d, kLast));
+    const auto k =
+        hn::Min(hn::Max(hn::Floor(x), hn::Zero(d)), hn::Set(d, kLast));
     return hn::Sub(hn::Set(d, kLast), k);
   }
 };
@@ -254,9 +255,9 @@ void ForEachRanked(D d, const NucleusRow& row, const Tier& tier,
     const size_t stop = std::min(row.n - N + 1, i + kBatch);
     for (; i < stop; i += N) {
       const auto l = hn::LoadU(d, row.l + i);
-      const auto in = hn::And(
-          hn::Gt(hn::LoadU(d, row.e + i), zero),
-          hn::And(hn::Ge(l, hn::Set(d, tier.lo)), hn::Lt(l, hn::Set(d, tier.hi))));
+      const auto in = hn::And(hn::Gt(hn::LoadU(d, row.e + i), zero),
+                              hn::And(hn::Ge(l, hn::Set(d, tier.lo)),
+                                      hn::Lt(l, hn::Set(d, tier.hi))));
       if (hn::AllFalse(d, in)) continue;
       const auto rank = key.Rank(d, row.T(d, l));
       const auto pass = hn::And(in, hn::And(hn::Ge(rank, hn::Set(d, first)),
@@ -328,8 +329,8 @@ class CutWalk {
   size_t Run(size_t begin, size_t end) {
     if (begin == end) return kNoCut;
     double s_end;
-    if (GridReady(s_) &&
-        TryGridBlock(d_, s_, Terms(0), begin, end, &s_end) && s_end < p_) {
+    if (GridReady(s_) && TryGridBlock(d_, s_, Terms(0), begin, end, &s_end) &&
+        s_end < p_) {
       s_ = s_end;
       return kNoCut;
     }
@@ -387,19 +388,19 @@ struct RankHistogram {
 // Ranks up to just past where the approximate mass reaches p are scattered
 // and walked first; the others only if the walk gets there.
 template <class D>
-size_t WalkTier(D d, const NucleusRow& row, const Tier& tier, const Survey& survey,
-                uint32_t* ids, size_t base, double p, double& s, size_t* end) {
+size_t WalkTier(D d, const NucleusRow& row, const Tier& tier,
+                const Survey& survey, uint32_t* ids, size_t base, double p,
+                double& s, size_t* end) {
   const BucketKey key = BucketKey::Spanning(
       row.T(std::max(tier.lo, survey.l_min)),
       row.T(std::min(std::nextafter(tier.hi, -INFINITY), survey.l_max)));
   RankHistogram h;
   std::fill(h.bounds, h.bounds + kBuckets + 1, 0u);
   std::fill(h.mass, h.mass + kBuckets, 0.0);
-  ForEachRanked(d, row, tier, key, 0, kBuckets - 1,
-                [&](size_t i, uint32_t r) {
-                  ++h.bounds[r + 1];
-                  h.mass[r] += row.e[i];
-                });
+  ForEachRanked(d, row, tier, key, 0, kBuckets - 1, [&](size_t i, uint32_t r) {
+    ++h.bounds[r + 1];
+    h.mass[r] += row.e[i];
+  });
   h.bounds[0] = static_cast<uint32_t>(base);
   for (uint32_t r = 1; r <= kBuckets; ++r) h.bounds[r] += h.bounds[r - 1];
   std::copy(h.bounds, h.bounds + kBuckets, h.cursor);

@@ -15,9 +15,9 @@ using scalar_ref::Cut;
 
 // As scalar_ref::NucleusCut (ids with e[i] > 0, t = l / divisor, q = e / z,
 // walk (t desc, id asc) until s >= p), for n < 2^31, divisor > 0, z > 0 and
-// l[i] finite wherever e[i] > 0. `scratch` (size >= n) is overwritten; the
-// call allocates nothing (about 70 KiB of histogram and buffers live on
-// the stack).
+// l[i] / divisor finite wherever e[i] > 0. `scratch` (size >= n) is
+// overwritten; the call allocates nothing (about 70 KiB of histogram and
+// buffers live on the stack).
 Cut NucleusCut(const double* l, double divisor, const double* e, size_t n,
                double z, double p, std::span<uint32_t> scratch);
 

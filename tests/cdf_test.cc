@@ -2,6 +2,8 @@
 // supported target: softmax rows with and without masked ids, draws near 0
 // and 1, draws exactly on a partial sum and just below it, and the fallback
 // where the rounded sum of q stays at or below u.
+#include "scalar_ref/cdf.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <random>
 #include <vector>
 
-#include "scalar_ref/cdf.hpp"
 #include "simd/cdf.hpp"
 #include "tests/walk_test_util.hpp"
 
@@ -28,8 +29,9 @@ struct Draw {
 // k), and the final c (u >= c takes the fallback).
 std::vector<double> DrawsFor(Rng& rng, const test::Row& row) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<double> u = {0.0, 0x1p-1074, 0x1p-60, std::nextafter(1.0, 0.0),
-                           1.0 - 0x1p-40, unit(rng), unit(rng), unit(rng)};
+  std::vector<double> u = {
+      0.0,           0x1p-1074, 0x1p-60,   std::nextafter(1.0, 0.0),
+      1.0 - 0x1p-40, unit(rng), unit(rng), unit(rng)};
   double c = 0.0;
   std::vector<double> partial;
   for (double e : row.e) {
@@ -68,12 +70,14 @@ test::Row FallbackRow(Rng& rng, size_t n) {
 TEST(InverseCdfTest, MatchesTwin) {
   Rng rng(99);
   std::vector<test::Row> rows;
-  const size_t lengths[] = {1, 2, 3, 7, 16, 63, 100, 1000, 4097, 128256, 262144};
+  const size_t lengths[] = {1,   2,    3,    7,      16,    63,
+                            100, 1000, 4097, 128256, 262144};
   for (int rep = 0; rep < 300; ++rep) {
     for (size_t n : lengths) {
       if (n > 5000 && rep % 30 != 0) continue;
       test::RowShape shape;
-      shape.sigma = std::exp(std::uniform_real_distribution<double>(-2.0, 3.0)(rng));
+      shape.sigma =
+          std::exp(std::uniform_real_distribution<double>(-2.0, 3.0)(rng));
       shape.raised = rng() % 3 ? 20 : 0;
       shape.divisor = rng() % 2 ? 1.0 : 0.8;
       shape.masked = rng() % 3 == 0 ? 0.99 : (rng() % 2 ? 0.3 : 0.0);
@@ -86,7 +90,8 @@ TEST(InverseCdfTest, MatchesTwin) {
   for (const test::Row& row : rows) {
     for (double u : DrawsFor(rng, row)) {
       draws.push_back({&row, u});
-      want.push_back(scalar_ref::InverseCdf(row.e.data(), row.e.size(), row.z, u));
+      want.push_back(
+          scalar_ref::InverseCdf(row.e.data(), row.e.size(), row.z, u));
     }
   }
   size_t fallbacks = 0;
@@ -100,7 +105,8 @@ TEST(InverseCdfTest, MatchesTwin) {
   test::ForEachTarget([&](int64_t target) {
     for (size_t k = 0; k < draws.size(); ++k) {
       const test::Row& row = *draws[k].row;
-      ASSERT_EQ(simd::InverseCdf(row.e.data(), row.e.size(), row.z, draws[k].u), want[k])
+      ASSERT_EQ(simd::InverseCdf(row.e.data(), row.e.size(), row.z, draws[k].u),
+                want[k])
           << hwy::TargetName(target) << " draw " << k << " n " << row.e.size()
           << " u " << draws[k].u;
     }

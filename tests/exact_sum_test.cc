@@ -2,6 +2,8 @@
 // bit for bit, on every compiled and supported target: random arrays of many
 // shapes, each shape aimed at one part of the grid argument (ties, binade
 // crossings, s zero or tiny, overflow of e / u, sums reaching powers of two).
+#include "scalar_ref/exact_sum.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include <random>
 #include <vector>
 
-#include "scalar_ref/exact_sum.hpp"
 #include "simd/exact_sum.hpp"
 #include "tests/walk_test_util.hpp"
 
@@ -27,7 +28,8 @@ double Uniform(Rng& rng, double lo, double hi) {
 
 // exp(N(0, sigma^2) - max), sigma log-uniform in [0.1, 100]: softmax terms.
 std::vector<double> SoftmaxTerms(Rng& rng, size_t n) {
-  std::normal_distribution<double> normal(0.0, std::exp(Uniform(rng, std::log(0.1), std::log(100.0))));
+  std::normal_distribution<double> normal(
+      0.0, std::exp(Uniform(rng, std::log(0.1), std::log(100.0))));
   std::vector<double> x(n);
   for (double& v : x) v = normal(rng);
   const double m = n ? *std::max_element(x.begin(), x.end()) : 0.0;
@@ -37,17 +39,17 @@ std::vector<double> SoftmaxTerms(Rng& rng, size_t n) {
 
 enum Shape {
   kSoftmax,
-  kMasked,        // softmax terms, most of them zeros (+0.0 or -0.0)
-  kSubnormal,     // subnormal terms with some normal ones
-  kGridTies,      // a power of two, then odd multiples of half its ulp
-  kAllEqual,      // one value repeated (powers of two reach 2^(k+1) exactly)
+  kMasked,     // softmax terms, most of them zeros (+0.0 or -0.0)
+  kSubnormal,  // subnormal terms with some normal ones
+  kGridTies,   // a power of two, then odd multiples of half its ulp
+  kAllEqual,   // one value repeated (powers of two reach 2^(k+1) exactly)
   kAscending,
   kDescending,
-  kClimbing,      // geometric growth through many binades
-  kHugeFirst,     // one huge term, then tiny ones
-  kTinyFirst,     // tiny terms, then huge ones (up to overflow of the sum)
-  kDyadic,        // few-bit dyadic terms: exact sums, powers of two, ties
-  kWideExponents, // 2^U(-1074, 1000): e / u overflows when s is small
+  kClimbing,       // geometric growth through many binades
+  kHugeFirst,      // one huge term, then tiny ones
+  kTinyFirst,      // tiny terms, then huge ones (up to overflow of the sum)
+  kDyadic,         // few-bit dyadic terms: exact sums, powers of two, ties
+  kWideExponents,  // 2^U(-1074, 1000): e / u overflows when s is small
   kShapes
 };
 
@@ -67,8 +69,9 @@ std::vector<double> MakeTerms(Rng& rng, Shape shape, size_t n) {
     case kSubnormal:
       e.resize(n);
       for (double& v : e) {
-        v = rng() % 16 ? std::ldexp(static_cast<double>(rng() % (1ull << 52)), -1074)
-                       : std::exp(Uniform(rng, -745.0, -700.0));
+        v = rng() % 16
+                ? std::ldexp(static_cast<double>(rng() % (1ull << 52)), -1074)
+                : std::exp(Uniform(rng, -745.0, -700.0));
       }
       return e;
     case kGridTies: {
@@ -82,8 +85,9 @@ std::vector<double> MakeTerms(Rng& rng, Shape shape, size_t n) {
       return e;
     }
     case kAllEqual: {
-      const double v = rng() % 2 ? std::ldexp(1.0, static_cast<int>(rng() % 60) - 30)
-                                 : Uniform(rng, 0.0, 1.0);
+      const double v = rng() % 2
+                           ? std::ldexp(1.0, static_cast<int>(rng() % 60) - 30)
+                           : Uniform(rng, 0.0, 1.0);
       return std::vector<double>(n, v);
     }
     case kAscending:
@@ -96,7 +100,8 @@ std::vector<double> MakeTerms(Rng& rng, Shape shape, size_t n) {
       return e;
     case kClimbing: {
       const double ratio = 1.0 + Uniform(rng, 0.0001, 0.1);
-      double v = std::ldexp(Uniform(rng, 1.0, 2.0), -static_cast<int>(rng() % 200));
+      double v =
+          std::ldexp(Uniform(rng, 1.0, 2.0), -static_cast<int>(rng() % 200));
       e.resize(n);
       for (double& x : e) {
         x = v * Uniform(rng, 0.5, 1.0);
@@ -107,14 +112,16 @@ std::vector<double> MakeTerms(Rng& rng, Shape shape, size_t n) {
     case kHugeFirst:
       e = SoftmaxTerms(rng, n);
       if (n) e[0] = std::ldexp(1.0, static_cast<int>(rng() % 1000));
-      for (size_t i = 1; i < n; ++i) e[i] *= std::ldexp(1.0, -static_cast<int>(rng() % 1100));
+      for (size_t i = 1; i < n; ++i)
+        e[i] *= std::ldexp(1.0, -static_cast<int>(rng() % 1100));
       return e;
     case kTinyFirst: {
       e.resize(n);
       const size_t tiny = n ? rng() % n : 0;
       const int top = static_cast<int>(rng() % 1024);
       for (size_t i = 0; i < n; ++i) {
-        e[i] = i < tiny ? std::ldexp(Uniform(rng, 0, 1), -1000 - static_cast<int>(rng() % 74))
+        e[i] = i < tiny ? std::ldexp(Uniform(rng, 0, 1),
+                                     -1000 - static_cast<int>(rng() % 74))
                         : std::ldexp(Uniform(rng, 0, 1), top);
       }
       return e;
@@ -128,7 +135,8 @@ std::vector<double> MakeTerms(Rng& rng, Shape shape, size_t n) {
     case kWideExponents:
       e.resize(n);
       for (double& v : e) {
-        v = std::ldexp(Uniform(rng, 1.0, 2.0), static_cast<int>(rng() % 2074) - 1074);
+        v = std::ldexp(Uniform(rng, 1.0, 2.0),
+                       static_cast<int>(rng() % 2074) - 1074);
       }
       return e;
     case kShapes:
@@ -140,14 +148,22 @@ std::vector<double> MakeTerms(Rng& rng, Shape shape, size_t n) {
 // Mostly 0: ExactSum. Otherwise starting points around the grid's limits.
 double MakeStart(Rng& rng) {
   switch (rng() % 16) {
-    case 0: return Uniform(rng, 0.0, 4.0);
-    case 1: return std::ldexp(Uniform(rng, 0.0, 1.0), -1060);  // subnormal
-    case 2: return 0x1p-900;
-    case 3: return std::nextafter(0x1p-900, 0.0);
-    case 4: return -0.0;
-    case 5: return std::ldexp(1.0, static_cast<int>(rng() % 2000) - 1000);
-    case 6: return DBL_MAX;
-    default: return 0.0;
+    case 0:
+      return Uniform(rng, 0.0, 4.0);
+    case 1:
+      return std::ldexp(Uniform(rng, 0.0, 1.0), -1060);  // subnormal
+    case 2:
+      return 0x1p-900;
+    case 3:
+      return std::nextafter(0x1p-900, 0.0);
+    case 4:
+      return -0.0;
+    case 5:
+      return std::ldexp(1.0, static_cast<int>(rng() % 2000) - 1000);
+    case 6:
+      return DBL_MAX;
+    default:
+      return 0.0;
   }
 }
 
@@ -173,18 +189,21 @@ TEST(ExactSumTest, MatchesSequentialSumOnManyShapes) {
       const Shape shape = static_cast<Shape>((batch * kPerBatch + k) % kShapes);
       cases[k].e = MakeTerms(rng, shape, MakeLength(rng));
       cases[k].s = MakeStart(rng);
-      want[k] = scalar_ref::AccumulateExact(cases[k].s, cases[k].e.data(), cases[k].e.size());
+      want[k] = scalar_ref::AccumulateExact(cases[k].s, cases[k].e.data(),
+                                            cases[k].e.size());
     }
     test::ForEachTarget([&](int64_t target) {
       for (int k = 0; k < kPerBatch; ++k) {
         const Case& c = cases[k];
-        const double got = c.s == 0.0 && !std::signbit(c.s)
-                               ? simd::ExactSum(c.e.data(), c.e.size())
-                               : simd::AccumulateExact(c.s, c.e.data(), c.e.size());
+        const double got =
+            c.s == 0.0 && !std::signbit(c.s)
+                ? simd::ExactSum(c.e.data(), c.e.size())
+                : simd::AccumulateExact(c.s, c.e.data(), c.e.size());
         ASSERT_EQ(Bits(got), Bits(want[k]))
             << hwy::TargetName(target) << " batch " << batch << " case " << k
-            << " shape " << (batch * kPerBatch + k) % kShapes << " n " << c.e.size()
-            << " s " << c.s << ": got " << got << " want " << want[k];
+            << " shape " << (batch * kPerBatch + k) % kShapes << " n "
+            << c.e.size() << " s " << c.s << ": got " << got << " want "
+            << want[k];
       }
     });
   }
@@ -210,7 +229,8 @@ TEST(ExactSumTest, Edges) {
     const double want = scalar_ref::ExactSum(e.data(), e.size());
     test::ForEachTarget([&](int64_t target) {
       const double got = simd::ExactSum(e.data(), e.size());
-      EXPECT_EQ(Bits(got), Bits(want)) << hwy::TargetName(target) << " n " << e.size();
+      EXPECT_EQ(Bits(got), Bits(want))
+          << hwy::TargetName(target) << " n " << e.size();
     });
   }
   // A -0.0 start stays -0.0 only while the terms are -0.0.

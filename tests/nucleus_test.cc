@@ -3,6 +3,8 @@
 // logits, distinct logits that divide to one t), divisors other than 1,
 // masked runs, underflowed e, and p at 0, tiny, common values, exactly on a
 // partial sum of the walk and next to it, and out of reach.
+#include "scalar_ref/nucleus.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "hwy/highway.h"
-#include "scalar_ref/nucleus.hpp"
 #include "simd/nucleus-inl.h"  // TBoundaryAtOrBelow, for the static target
 #include "simd/nucleus.hpp"
 #include "tests/walk_test_util.hpp"
@@ -45,8 +46,8 @@ std::vector<double> PartialSums(const test::Row& row) {
 }
 
 std::vector<double> ProbesFor(Rng& rng, const test::Row& row) {
-  std::vector<double> p = {0.0,  0x1p-1074, 1e-300, 0.5,      0.9,
-                           0.95, 0.999999,  Uniform(rng, 0, 1)};
+  std::vector<double> p = {0.0, 0x1p-1074, 1e-300,   0.5,
+                           0.9, 0.95,      0.999999, Uniform(rng, 0, 1)};
   const std::vector<double> sums = PartialSums(row);
   for (int k = 0; k < 4 && !sums.empty(); ++k) {
     // Early sums matter too: bias toward the head of the walk.
@@ -67,7 +68,8 @@ void CrowdLogits(Rng& rng, test::Row& row) {
   for (double& l : row.l) {
     if (l == -INFINITY || rng() % 4 == 0) continue;
     double v = centers[rng() % 4];
-    for (int k = static_cast<int>(rng() % 6); k > 0; --k) v = std::nextafter(v, INFINITY);
+    for (int k = static_cast<int>(rng() % 6); k > 0; --k)
+      v = std::nextafter(v, INFINITY);
     l = v;
   }
   test::Softmax(row);
@@ -81,7 +83,8 @@ void MaskRuns(Rng& rng, test::Row& row) {
     const size_t end = std::min(n, begin + 1 + rng() % (n / 2 + 1));
     for (size_t i = begin; i < end; ++i) row.l[i] = -INFINITY;
   }
-  if (std::all_of(row.l.begin(), row.l.end(), [](double l) { return l == -INFINITY; })) {
+  if (std::all_of(row.l.begin(), row.l.end(),
+                  [](double l) { return l == -INFINITY; })) {
     row.l[0] = 0.0;
   }
   test::Softmax(row);
@@ -132,7 +135,8 @@ test::Row MakeCase(Rng& rng, size_t n, int kind) {
   test::Row row = test::MakeRow(rng, n, shape);
   if (kind % 8 == 5) CrowdLogits(rng, row);
   if (kind % 8 == 6) MaskRuns(rng, row);
-  if (kind % 16 == 7) row.z *= 2;  // q sums to about 1/2: p = 0.9 is never reached
+  if (kind % 16 == 7)
+    row.z *= 2;  // q sums to about 1/2: p = 0.9 is never reached
   if (kind % 16 == 15) ShuffleKept(rng, row);
   return row;
 }
@@ -150,14 +154,16 @@ void CheckAllTargets(const std::vector<Probe>& probes) {
       const test::Row& row = *pr.row;
       const size_t n = row.l.size();
       std::vector<uint32_t> scratch(n, 0xFFFFFFFFu);
-      const Cut got = simd::NucleusCut(row.l.data(), row.divisor, row.e.data(), n,
-                                       row.z, pr.p, scratch);
-      ASSERT_TRUE(got.found == pr.want.found && Bits(got.t) == Bits(pr.want.t) &&
-                  got.id == pr.want.id && got.kept == pr.want.kept)
-          << hwy::TargetName(target) << " probe " << k << " n " << n << " divisor "
-          << row.divisor << " p " << pr.p << ": got (" << got.found << ", " << got.t
-          << ", " << got.id << ", " << got.kept << ") want (" << pr.want.found << ", "
-          << pr.want.t << ", " << pr.want.id << ", " << pr.want.kept << ")";
+      const Cut got = simd::NucleusCut(row.l.data(), row.divisor, row.e.data(),
+                                       n, row.z, pr.p, scratch);
+      ASSERT_TRUE(got.found == pr.want.found &&
+                  Bits(got.t) == Bits(pr.want.t) && got.id == pr.want.id &&
+                  got.kept == pr.want.kept)
+          << hwy::TargetName(target) << " probe " << k << " n " << n
+          << " divisor " << row.divisor << " p " << pr.p << ": got ("
+          << got.found << ", " << got.t << ", " << got.id << ", " << got.kept
+          << ") want (" << pr.want.found << ", " << pr.want.t << ", "
+          << pr.want.id << ", " << pr.want.kept << ")";
     }
   });
 }
@@ -166,9 +172,10 @@ std::vector<Probe> ProbeRows(Rng& rng, const std::vector<test::Row>& rows) {
   std::vector<Probe> probes;
   for (const test::Row& row : rows) {
     for (double p : ProbesFor(rng, row)) {
-      probes.push_back({&row, p,
-                        scalar_ref::NucleusCut(row.l.data(), row.divisor, row.e.data(),
-                                               row.l.size(), row.z, p)});
+      probes.push_back(
+          {&row, p,
+           scalar_ref::NucleusCut(row.l.data(), row.divisor, row.e.data(),
+                                  row.l.size(), row.z, p)});
     }
   }
   return probes;
@@ -187,7 +194,8 @@ TEST(NucleusCutTest, SmallRowsMatchTwin) {
 TEST(NucleusCutTest, VocabularyRowsMatchTwin) {
   Rng rng(6);
   std::vector<test::Row> rows;
-  for (int k = 0; k < 16; ++k) rows.push_back(MakeCase(rng, k % 2 ? 128256 : 262144, k));
+  for (int k = 0; k < 16; ++k)
+    rows.push_back(MakeCase(rng, k % 2 ? 128256 : 262144, k));
   CheckAllTargets(ProbeRows(rng, rows));
 }
 
@@ -213,7 +221,8 @@ TEST(NucleusCutTest, TierBoundIsWhereTChanges) {
   for (double divisor : {1.0, 0.8, 0.7, 1.3, 3.0, 100.0}) {
     const target::NucleusRow row{nullptr, divisor, nullptr, 0, 1.0};
     for (int k = 0; k < 20000; ++k) {
-      const double l = std::ldexp(Uniform(rng, -2, 2), static_cast<int>(rng() % 8));
+      const double l =
+          std::ldexp(Uniform(rng, -2, 2), static_cast<int>(rng() % 8));
       const double b = target::TBoundaryAtOrBelow(row, l);
       ASSERT_LE(b, l);
       ASSERT_EQ(Bits(row.T(b)), Bits(row.T(l)));

@@ -50,12 +50,12 @@ inline void Softmax(Row& row) {
 }
 
 struct RowShape {
-  double sigma = 1.5;          // logits ~ f32(N(0, sigma^2))
-  size_t raised = 0;           // ids raised by U(raise_lo, raise_hi)
+  double sigma = 1.5;  // logits ~ f32(N(0, sigma^2))
+  size_t raised = 0;   // ids raised by U(raise_lo, raise_hi)
   double raise_lo = 8, raise_hi = 14;
-  double divisor = 1.0;        // the temperature
-  double masked = 0.0;         // fraction of ids with l = -inf
-  double quantum = 0.0;        // > 0: logits rounded to multiples (ties)
+  double divisor = 1.0;  // the temperature
+  double masked = 0.0;   // fraction of ids with l = -inf
+  double quantum = 0.0;  // > 0: logits rounded to multiples (ties)
 };
 
 template <class Rng>
