@@ -6,6 +6,7 @@
 #include "lib/checks.hpp"
 #include "lib/penalties.hpp"
 #include "simd/cdf.hpp"
+#include "simd/compact.hpp"
 #include "simd/exact_sum.hpp"
 #include "simd/exp_sum.hpp"
 #include "simd/exp_variant.hpp"
@@ -48,6 +49,40 @@ KeptSet TopKSet(const double* l, size_t vocab, const SamplingParams& p,
   return kept;
 }
 
+// Filters whose kept set is a prefix of (t desc, id asc) order continue on
+// a compact K when it is small: the ids with e >= threshold (a prefix too,
+// since e does not decrease as t grows) move, in ascending id order, to the
+// compact buffers; Z is unchanged. Returns false, leaving K whole, when more
+// than a sixteenth of the vocabulary qualifies.
+bool CompactPrefix(KeptSet& kept, double threshold, Workspace::Impl& ws) {
+  const size_t capacity = std::max<size_t>(1024, kept.n / 16);
+  const size_t count = simd::CompactAtLeast(kept.e, kept.n, threshold,
+                                            ws.ids.data(), capacity);
+  if (count > capacity) return false;
+  ws.top.resize(count);
+  ws.top_l.resize(count);
+  ws.top_e.resize(count);
+  for (size_t j = 0; j < count; ++j) {
+    const uint32_t i = ws.ids[j];
+    ws.top[j] = kept.Id(i);
+    ws.top_l[j] = kept.l[i];
+    ws.top_e[j] = kept.e[i];
+  }
+  kept = {ws.top_l.data(), ws.top_e.data(), count, ws.top.data(), kept.z};
+  return true;
+}
+
+// The smallest e with e / z >= threshold: division is monotone, so min-p
+// keeps exactly the ids whose e reaches it.
+double SmallestKeptE(double z, double threshold) {
+  double y = threshold * z;
+  while (y / z < threshold) y = std::nextafter(y, INFINITY);
+  while (y > 0 && std::nextafter(y, 0.0) / z >= threshold) {
+    y = std::nextafter(y, 0.0);
+  }
+  return y;
+}
+
 // K as ids, for the trace: entries of `kept` that pass `in`.
 template <class Pred>
 std::vector<int32_t> Ids(const KeptSet& kept, const std::vector<int32_t>& before,
@@ -86,7 +121,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   // The spec's M is the first maximum in id order; for a zero its sign
   // reaches the logprob through l[c] - M.
   const bool logprob = options.logprob || trace != nullptr;
-  if (max_logit == 0.0 && logprob) max_logit = l[simd::Argmax(l, vocab)];
+  if (max_logit == 0.0 && logprob) max_logit = l[simd::FindFirst(l, vocab, 0.0)];
 
   // The reported logprob's softmax over all V ids, before temperature. At
   // temperature 1 without top-k its e values also serve steps 7 to 9; else,
@@ -112,7 +147,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   }
 
   // Step 4. Greedy: no draw.
-  if (p.temperature == 0.0) return token(simd::Argmax(l, vocab));
+  if (p.temperature == 0.0) return token(simd::FindFirst(l, vocab, max_logit));
 
   // Step 5 happens inside the kernels (t = l / T, never l * (1 / T)); the
   // largest tempered logit is M / T because division is monotone.
@@ -135,8 +170,20 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   // reaches p stays; everything after it goes.
   simd::Cut cut;
   if (p.top_p < 1.0) {
-    cut = simd::NucleusCut(kept.l, p.temperature, kept.e, kept.n, kept.z,
-                           p.top_p, ws.ids);
+    // Candidates first: the ids below x = (1 - p) Z / 2V hold at most half
+    // the mass top-p drops, so on a peaked row the walk crosses p among the
+    // few ids above x, with the same cut as over all of K.
+    KeptSet whole = kept;
+    if (kept.id_of == nullptr &&
+        CompactPrefix(kept, (1.0 - p.top_p) * kept.z / (2.0 * static_cast<double>(vocab)), ws)) {
+      cut = simd::NucleusCut(kept.l, p.temperature, kept.e, kept.n, kept.z,
+                             p.top_p, ws.ids);
+      if (!cut.found) kept = whole;
+    }
+    if (!cut.found) {
+      cut = simd::NucleusCut(kept.l, p.temperature, kept.e, kept.n, kept.z,
+                             p.top_p, ws.ids);
+    }
     if (cut.found) {
       simd::ZeroAfter(kept.l, p.temperature, kept.e, kept.n, cut.t,
                       static_cast<int32_t>(cut.id));
@@ -155,6 +202,9 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   if (p.min_p != 0.0) {
     const double z_before = kept.z;
     const double threshold = p.min_p * (1.0 / z_before);
+    if (kept.id_of == nullptr) {
+      CompactPrefix(kept, SmallestKeptE(z_before, threshold), ws);
+    }
     simd::MinPFilter(kept.e, kept.n, z_before, threshold);
     kept.z = simd::ExactSum(kept.e, kept.n);
     if (trace != nullptr) {

@@ -16,8 +16,9 @@ struct Workspace::Impl {
   std::vector<double> e;         // exp values of the kept set (8 bytes per id)
   std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets (4)
   std::vector<int32_t> history;  // sorted prompt and generated ids
-  std::vector<int32_t> top;      // top-k ids
-  std::vector<double> top_l;     // their penalised logits, ascending ids
+  std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
+  std::vector<double> top_l;     // top-p's candidates), their penalised
+  std::vector<double> top_e;     // logits and e values
 
   // The same scratch as the int32 ids TopK keeps (signed and unsigned
   // views of one object may alias).

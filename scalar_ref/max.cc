@@ -23,12 +23,10 @@ double Max(const double* l, size_t n) {
   return m + 0.0;  // -0.0 + 0.0 is +0.0; every other value is unchanged
 }
 
-size_t Argmax(const double* l, size_t n) {
-  size_t best = 0;
-  for (size_t i = 1; i < n; ++i) {
-    if (l[i] > l[best]) best = i;
-  }
-  return best;
+size_t FindFirst(const double* l, size_t n, double value) {
+  size_t i = 0;
+  while (i < n && l[i] != value) ++i;
+  return i;
 }
 
 }  // namespace exactsample::scalar_ref

@@ -21,8 +21,8 @@ WidenResult WidenMax(const float* x, size_t n, double* l_out);
 // the sign of M never changes l - M for l != 0, nor exp(l - M) for l == 0.
 double Max(const double* l, size_t n);
 
-// The lowest id among the maxima of l[0..n) (n >= 1, no NaN): step 4's greedy
-// token. -0.0 and +0.0 are equal maxima.
-size_t Argmax(const double* l, size_t n);
+// The lowest i with l[i] == value, n if there is none: with value = Max(l),
+// step 4's greedy token (ties to the lowest id; -0.0 and +0.0 are equal).
+size_t FindFirst(const double* l, size_t n, double value);
 
 }  // namespace exactsample::scalar_ref

@@ -12,7 +12,7 @@ namespace exactsample::simd {
 
 HWY_EXPORT(WidenMaxImpl);
 HWY_EXPORT(MaxImpl);
-HWY_EXPORT(ArgmaxImpl);
+HWY_EXPORT(FindFirstImpl);
 
 WidenResult WidenMax(const float* x, size_t n, double* l_out) {
   return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out);
@@ -22,8 +22,8 @@ double Max(const double* l, size_t n) {
   return HWY_DYNAMIC_DISPATCH(MaxImpl)(l, n);
 }
 
-size_t Argmax(const double* l, size_t n) {
-  return HWY_DYNAMIC_DISPATCH(ArgmaxImpl)(l, n);
+size_t FindFirst(const double* l, size_t n, double value) {
+  return HWY_DYNAMIC_DISPATCH(FindFirstImpl)(l, n, value);
 }
 
 }  // namespace exactsample::simd

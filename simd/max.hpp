@@ -19,7 +19,8 @@ WidenResult WidenMax(const float* x, size_t n, double* l_out);
 // The largest of l[0..n), n >= 1, no NaN; a zero maximum is +0.0.
 double Max(const double* l, size_t n);
 
-// The lowest id among the maxima of l[0..n), n >= 1, no NaN.
-size_t Argmax(const double* l, size_t n);
+// The lowest i with l[i] == value, n if none (no NaN in l): with the
+// maximum, the greedy token. Stops at the first hit.
+size_t FindFirst(const double* l, size_t n, double value);
 
 }  // namespace exactsample::simd

@@ -3,6 +3,7 @@
 // or the same error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -17,22 +18,32 @@ namespace {
 
 constexpr int kSteps = 3;
 
+// What a call returns, and with `traced` the intermediate values too: the
+// kept set after each filter and step 9 to 11's Z, u and running sum.
 struct Outcome {
   std::vector<int32_t> ids;
   std::vector<uint64_t> logprob_bits;
+  std::vector<std::vector<int32_t>> kept_sets;
+  std::vector<uint64_t> trace_bits;
   std::string error;
   uint64_t draws_u32 = 0;
   bool operator==(const Outcome&) const = default;
 };
 
-Outcome Run(const test::RandomCase& c, Engine engine, Workspace& ws,
-            bool logprob = true) {
+enum class Mode { plain, traced, no_logprob };
+
+Outcome RunCase(const test::RandomCase& c, Engine engine, Workspace& ws,
+                Mode mode = Mode::plain) {
   Outcome out;
   Pcg32 rng = stream(c.seed, Purpose::sample);
   std::vector<int32_t> generated = c.generated;
   for (int step = 0; step < kSteps; ++step) {
-    const auto t = sample({c.logits, c.prompt, generated, c.params}, rng, ws,
-                          {.engine = engine, .logprob = logprob});
+    Trace trace;
+    const auto t = sample(
+        {c.logits, c.prompt, generated, c.params}, rng, ws,
+        {.engine = engine,
+         .trace = mode == Mode::traced ? &trace : nullptr,
+         .logprob = mode != Mode::no_logprob});
     if (!t) {
       out.error = t.error().message;
       break;
@@ -40,6 +51,15 @@ Outcome Run(const test::RandomCase& c, Engine engine, Workspace& ws,
     out.ids.push_back(t->id);
     out.logprob_bits.push_back(test::Bits(t->logprob));
     generated.push_back(t->id);
+    if (mode == Mode::traced) {
+      out.kept_sets.push_back(trace.kept_top_k);
+      out.kept_sets.push_back(trace.kept_top_p);
+      out.kept_sets.push_back(trace.kept_min_p);
+      for (double v : {trace.max_logit, trace.z_all, trace.z_kept, trace.u,
+                       trace.cdf_at_choice}) {
+        out.trace_bits.push_back(test::Bits(v));
+      }
+    }
   }
   out.draws_u32 = rng.draws_u32();
   return out;
@@ -58,15 +78,18 @@ void ExpectParity(uint64_t first_seed, int count, size_t max_vocab) {
   for (int i = 0; i < count; ++i) {
     const uint64_t seed = first_seed + static_cast<uint64_t>(i);
     const test::RandomCase c = test::CaseMaker(seed).Make(seed, max_vocab);
-    const Outcome want = Run(c, Engine::reference, ref_ws);
+    const Outcome want = RunCase(c, Engine::reference, ref_ws);
+    const Outcome want_traced = RunCase(c, Engine::reference, ref_ws, Mode::traced);
     for (const TargetInfo& t : compiled_targets()) {
       if (!t.supported) continue;
       ASSERT_TRUE(force_target(t.name));
-      const Outcome got = Run(c, Engine::fast, fast_ws);
+      const Outcome got = RunCase(c, Engine::fast, fast_ws);
       EXPECT_EQ(got, want) << t.name << " " << Describe(c) << " error '"
                            << got.error << "' vs '" << want.error << "'";
+      EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::traced), want_traced)
+          << t.name << " traced " << Describe(c);
       // Without the logprob: the same ids, draws and errors; logprob NaN.
-      Outcome quiet = Run(c, Engine::fast, fast_ws, /*logprob=*/false);
+      Outcome quiet = RunCase(c, Engine::fast, fast_ws, Mode::no_logprob);
       for (uint64_t& bits : quiet.logprob_bits) {
         EXPECT_TRUE(std::isnan(std::bit_cast<double>(bits))) << Describe(c);
         bits = 0;
@@ -81,6 +104,58 @@ void ExpectParity(uint64_t first_seed, int count, size_t max_vocab) {
 
 TEST(EngineParity, SmallAndMediumVocabularies) { ExpectParity(1000, 3000, 5000); }
 TEST(EngineParity, AnyVocabularyUpTo262144) { ExpectParity(50000, 300, 262144); }
+
+// Thresholds that rounding decides, computed the spec's way: min_p equal to
+// some e_j = exp(t_j - M) (so q_j >= m * max(q) hinges on one rounding) and
+// top_p equal to each running sum of the nucleus walk and its neighbours.
+TEST(EngineParity, ThresholdsOnEveryBoundary) {
+  Workspace ref_ws, fast_ws;
+  for (size_t vocab : {64, 3000, 40000}) {
+    for (double temperature : {1.0, 0.7}) {
+      test::CaseMaker maker(vocab);
+      test::RandomCase c{vocab, {}, {}, {}, {}};
+      c.logits.resize(vocab);
+      for (float& x : c.logits) x = static_cast<float>(2.0 * maker.Normal());
+      for (size_t j = 0; j < 8; ++j) c.logits[maker.Below(vocab)] += 9.0f;
+      std::vector<double> t, e;
+      double m = -INFINITY, z = 0;
+      for (float x : c.logits) {
+        t.push_back(static_cast<double>(x) / temperature);
+        m = std::max(m, t.back());
+      }
+      for (double v : t) {
+        e.push_back(std::exp(v - m));
+        z += e.back();
+      }
+      std::vector<size_t> order(vocab);
+      for (size_t i = 0; i < vocab; ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return t[a] != t[b] ? t[a] > t[b] : a < b;
+      });
+      double s = 0;
+      for (size_t r = 0; r < 24; ++r) {
+        s += e[order[r]] / z;
+        for (int variant = 0; variant < 6; ++variant) {
+          c.params = {};
+          c.params.temperature = temperature;
+          if (variant < 3) {
+            c.params.top_p = variant == 0 ? s : std::nextafter(s, variant == 1 ? 0.0 : 1.0);
+          } else {
+            const double ej = e[order[r]];
+            c.params.min_p = variant == 3 ? ej : std::nextafter(ej, variant == 4 ? 0.0 : 1.0);
+          }
+          if (!(c.params.top_p < 1.0) || c.params.min_p > 1.0) continue;
+          for (uint64_t seed = 0; seed < 3; ++seed) {
+            c.seed = seed;
+            EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::traced),
+                      RunCase(c, Engine::reference, ref_ws, Mode::traced))
+                << Describe(c);
+          }
+        }
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace exactsample

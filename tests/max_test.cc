@@ -88,7 +88,7 @@ TEST_P(MaxTest, WidenMaxFlagsNanAndInfAnywhere) {
   }
 }
 
-TEST_P(MaxTest, MaxAndArgmaxMatchTwins) {
+TEST_P(MaxTest, MaxAndFindFirstMatchTwins) {
   std::mt19937_64 rng(3);
   for (Row row : kAllRows) {
     for (size_t n : Sizes()) {
@@ -97,8 +97,12 @@ TEST_P(MaxTest, MaxAndArgmaxMatchTwins) {
       ASSERT_EQ(Bits(simd::Max(l.data(), n)),
                 Bits(scalar_ref::Max(l.data(), n)))
           << what;
-      ASSERT_EQ(simd::Argmax(l.data(), n), scalar_ref::Argmax(l.data(), n))
-          << what;
+      const double m = simd::Max(l.data(), n);
+      for (double value : {m, l[n / 2], l[n - 1], std::nextafter(m, INFINITY)}) {
+        ASSERT_EQ(simd::FindFirst(l.data(), n, value),
+                  scalar_ref::FindFirst(l.data(), n, value))
+            << what << " value " << value;
+      }
     }
   }
 }
@@ -111,9 +115,9 @@ TEST(MaxTwin, IsTheFirstLargest) {
     for (size_t n : {1, 2, 3, 17, 1000}) {
       const std::vector<double> l = MakeRow(row, n, rng);
       const auto first = std::max_element(l.begin(), l.end());
-      EXPECT_EQ(scalar_ref::Argmax(l.data(), n),
-                static_cast<size_t>(first - l.begin()));
       const double m = scalar_ref::Max(l.data(), n);
+      EXPECT_EQ(scalar_ref::FindFirst(l.data(), n, m),
+                static_cast<size_t>(first - l.begin()));
       EXPECT_EQ(m, *first);
       if (m == 0.0) {
         EXPECT_FALSE(std::signbit(m));
@@ -122,7 +126,8 @@ TEST(MaxTwin, IsTheFirstLargest) {
   }
   std::vector<double> l = {-0.0, -1.0, -0.0};
   EXPECT_EQ(Bits(scalar_ref::Max(l.data(), 3)), Bits(0.0));
-  EXPECT_EQ(scalar_ref::Argmax(l.data(), 3), 0u);
+  EXPECT_EQ(scalar_ref::FindFirst(l.data(), 3, 0.0), 0u);
+  EXPECT_EQ(scalar_ref::FindFirst(l.data(), 3, 1.0), 3u);
 }
 
 }  // namespace
