@@ -33,6 +33,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "simd/reduce-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
@@ -109,7 +110,7 @@ bool TryGridBlock(D d, double s, const Terms& q, size_t begin, size_t end,
     i += N;
   }
   double sum = hn::GetLane(hn::SumOfLanes(d, hn::Add(sum0, sum1)));
-  double dev = hn::GetLane(hn::MaxOfLanes(d, hn::Max(dev0, dev1)));
+  double dev = MaxLane(d, hn::Max(dev0, dev1));
   for (; i < end; ++i) {
     const double x = q[i] * inv_u;
     const double n = RoundHalfEvenNonNegative(x);

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "hwy/highway.h"
+#include "simd/reduce-inl.h"
 #include "scalar_ref/max.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -39,7 +40,7 @@ WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
     ok = hn::And(ok, hn::And(hn::Lt(v0, inf), hn::Lt(v1, inf)));
   }
   WidenResult r = scalar_ref::WidenMax(x + i, n - i, l_out + i);
-  const double vmax = hn::GetLane(hn::MaxOfLanes(d, hn::Max(max0, max1)));
+  const double vmax = MaxLane(d, hn::Max(max0, max1));
   r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum
   r.bad |= !hn::AllTrue(d, ok);
   return r;
@@ -58,7 +59,7 @@ double MaxImpl(const double* l, size_t n) {
     max3 = hn::Max(max3, hn::LoadU(d, l + i + 3 * N));
   }
   const auto all = hn::Max(hn::Max(max0, max1), hn::Max(max2, max3));
-  const double vmax = hn::GetLane(hn::MaxOfLanes(d, all));
+  const double vmax = MaxLane(d, all);
   // The twin of an empty tail is -inf.
   return std::max(vmax, scalar_ref::Max(l + i, n - i)) + 0.0;
 }

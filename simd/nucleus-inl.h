@@ -33,6 +33,7 @@
 #include <span>
 
 #include "hwy/highway.h"
+#include "simd/reduce-inl.h"
 #include "scalar_ref/nucleus.hpp"
 #include "simd/exact_sum-inl.h"
 
@@ -101,9 +102,9 @@ Survey SurveyOf(D d, const NucleusRow& row) {
   }
   auto total = [&](hn::Vec<D> v) { return hn::GetLane(hn::SumOfLanes(d, v)); };
   Survey s;
-  s.l_min = hn::GetLane(hn::MinOfLanes(d, lo));
-  s.l_max = hn::GetLane(hn::MaxOfLanes(d, hi));
-  s.e_max = hn::GetLane(hn::MaxOfLanes(d, e_max));
+  s.l_min = MinLane(d, lo);
+  s.l_max = MaxLane(d, hi);
+  s.e_max = MaxLane(d, e_max);
   s.count = static_cast<size_t>(total(count));
   s.mass[0] = total(m0), s.mass[1] = total(m1), s.mass[2] = total(m2);
   s.mass[3] = total(m3), s.mass[4] = total(m4), s.mass[5] = total(m5);

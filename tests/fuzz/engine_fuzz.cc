@@ -3,7 +3,9 @@
 // same error), with the generator at the same position.
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <cstring>
 #include <vector>
 
@@ -37,6 +39,13 @@ double Param(Bytes& b, double off, double lo, double hi) {
   if (mode < 96) return off;
   if (mode < 250) return lo + (hi - lo) * (b.Take<uint16_t>() / 65535.0);
   return b.Take<double>();
+}
+
+std::string Describe(const exactsample::Result<exactsample::Token>& r) {
+  if (!r) return "error: " + r.error().message;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "id %d logprob %a", r->id, r->logprob);
+  return buf;
 }
 
 }  // namespace
@@ -86,6 +95,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     std::bit_cast<uint64_t>(want->logprob) ==
                         std::bit_cast<uint64_t>(got->logprob))
                  : want.error().message == got.error().message);
-  if (!same) std::abort();
+  if (!same) {
+    std::fprintf(stderr,
+                 "engines differ on %s: V=%zu T=%a k=%lld p=%a m=%a r=%a pres=%a "
+                 "freq=%a seed=%llu history=%zu\n  reference: %s\n  fast:      %s\n",
+                 supported[target_pick % supported.size()].name.c_str(), logits.size(),
+                 p.temperature, static_cast<long long>(p.top_k), p.top_p, p.min_p,
+                 p.repetition_penalty, p.presence_penalty, p.frequency_penalty,
+                 static_cast<unsigned long long>(seed), history.size(),
+                 Describe(want).c_str(), Describe(got).c_str());
+    std::abort();
+  }
   return 0;
 }

@@ -1,0 +1,41 @@
+// Horizontal max and min of f64 lanes. Highway 1.0.3's MaxOfLanes and
+// MinOfLanes on EMU128 (the portable target clang builds) clamp infinities
+// to the largest finite value, and -inf is a real logit; these read the
+// lanes instead, on every target alike.
+
+#if defined(EXACTSAMPLE_SIMD_REDUCE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef EXACTSAMPLE_SIMD_REDUCE_INL_H_
+#undef EXACTSAMPLE_SIMD_REDUCE_INL_H_
+#else
+#define EXACTSAMPLE_SIMD_REDUCE_INL_H_
+#endif
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class D>
+double MaxLane(D d, hn::Vec<D> v) {
+  HWY_ALIGN double lanes[hn::MaxLanes(D())];
+  hn::Store(v, d, lanes);
+  double m = lanes[0];
+  for (size_t j = 1; j < hn::Lanes(d); ++j) m = lanes[j] > m ? lanes[j] : m;
+  return m;
+}
+
+template <class D>
+double MinLane(D d, hn::Vec<D> v) {
+  HWY_ALIGN double lanes[hn::MaxLanes(D())];
+  hn::Store(v, d, lanes);
+  double m = lanes[0];
+  for (size_t j = 1; j < hn::Lanes(d); ++j) m = lanes[j] < m ? lanes[j] : m;
+  return m;
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // EXACTSAMPLE_SIMD_REDUCE_INL_H_
