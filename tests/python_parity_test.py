@@ -59,6 +59,8 @@ def main():
     ap.add_argument("--vocab-max", type=int, default=5000)
     ap.add_argument("--vocab-min", type=int, default=2)
     ap.add_argument("--engine", default="reference", help="reference or fast")
+    ap.add_argument("--all-targets", action="store_true",
+                    help="run the fast engine on every target `targets --supported` lists")
     args = ap.parse_args()
 
     cases = replay_cases.random_cases(args.cases, args.seed, args.vocab_max,
@@ -66,17 +68,23 @@ def main():
     fd, path = tempfile.mkstemp(prefix="parity_", suffix=".json")
     os.close(fd)
     replay_cases.write_cases(path, cases)
-    cpp = run([args.cli, "replay", path, "--engine", args.engine])
     py = run([sys.executable, os.path.join(TOOLS, "spec_sampler.py"), "replay", path])
-    if len(cpp) != len(cases) or len(py) != len(cases):
-        sys.exit(f"expected {len(cases)} lines, C++ wrote {len(cpp)}, "
-                 f"Python {len(py)} (cases kept in {path})")
+    runs = [["--engine", args.engine]]
+    if args.all_targets:
+        listed = subprocess.run([args.cli, "targets", "--supported"], check=True,
+                                capture_output=True, text=True).stdout.split()
+        runs = [["--engine", "fast", "--target", t] for t in listed]
 
     failed = []
-    for case, a, b in zip(cases, cpp, py):
-        why = first_difference(a, b)
-        if why:
-            failed.append((case, why))
+    for flags in runs:
+        cpp = run([args.cli, "replay", path] + flags)
+        if len(cpp) != len(cases) or len(py) != len(cases):
+            sys.exit(f"expected {len(cases)} lines, C++ ({' '.join(flags)}) wrote "
+                     f"{len(cpp)}, Python {len(py)} (cases kept in {path})")
+        for case, a, b in zip(cases, cpp, py):
+            why = first_difference(a, b)
+            if why:
+                failed.append((case, f"{' '.join(flags)}: {why}"))
     if failed:
         case, why = failed[0]
         print(f"first difference: case {case['name']!r} "
@@ -85,7 +93,7 @@ def main():
         print(f"cases kept in {path}")
     else:
         os.remove(path)
-    print(f"{len(cases) - len(failed)} passed, {len(failed)} failed")
+    print(f"{len(runs) * len(cases) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed else 0
 
 
