@@ -5,6 +5,7 @@
 
 #include "lib/checks.hpp"
 #include "lib/penalties.hpp"
+#include "lib/row_threads.hpp"
 #include "simd/cdf.hpp"
 #include "simd/compact.hpp"
 #include "simd/exact_sum.hpp"
@@ -108,7 +109,9 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   double* const l = ws.l.data();
 
   // Step 1, checking the row and finding its maximum in the same pass.
-  const simd::WidenResult widened = simd::WidenMax(request.logits.data(), vocab, l);
+  const int threads = options.threads;
+  const simd::WidenResult widened =
+      WidenMaxThreads(request.logits.data(), vocab, l, threads);
   if (widened.bad || widened.max == -INFINITY) {
     return *checks::LogitValues(request.logits);
   }
@@ -131,8 +134,9 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   const bool reuse_e = p.temperature == 1.0 && !top_k;
   const double z_all =
       logprob || reuse_e
-          ? simd::ExpSum(l, vocab, 1.0, max_logit, reuse_e ? ws.e.data() : nullptr,
-                         variant)
+          ? ExpSumThreads(l, vocab, 1.0, max_logit,
+                          reuse_e || threads > 1 ? ws.e.data() : nullptr, variant,
+                          threads)
           : NAN;
   const double log_z_all = logprob ? std::log(z_all) : NAN;
   const auto token = [&](size_t id) {
@@ -158,7 +162,8 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   if (top_k) {
     kept = TopKSet(l, vocab, p, max_tempered, variant, ws);
   } else if (!reuse_e) {
-    kept.z = simd::ExpSum(l, vocab, p.temperature, max_tempered, kept.e, variant);
+    kept.z = ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e, variant,
+                           threads);
   }
   if (trace != nullptr) {
     for (size_t j = 0; j < kept.n; ++j) {
@@ -218,7 +223,10 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
 
   // Steps 9 to 11: q = e / Z inside the walk, one draw.
   const double u = rng.uniform_f64();
-  const size_t chosen = simd::InverseCdf(kept.e, kept.n, kept.z, u);
+  // The trace reads e after the walk, which the threaded walk overwrites.
+  const size_t chosen =
+      trace == nullptr ? InverseCdfThreads(kept.e, kept.n, kept.z, u, threads)
+                       : simd::InverseCdf(kept.e, kept.n, kept.z, u);
   if (trace != nullptr) {
     double c = 0.0;
     for (size_t j = 0; j <= chosen; ++j) c += kept.e[j] / kept.z;

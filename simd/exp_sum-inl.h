@@ -77,8 +77,9 @@ HWY_INLINE void LibmBlock(D d, const double* l, size_t m, double divisor,
   for (size_t i = 0; i < m; ++i) e[i] = std::exp(e[i]);
 }
 
-// Blocks of e (into e_out, or a stack buffer), each summed exactly onto Z.
-template <ExpVariant kVariant, bool kDivide, class D>
+// Blocks of e (into e_out, or a stack buffer), each summed exactly onto Z
+// (kSum), or only stored (a piece of a row split between threads).
+template <ExpVariant kVariant, bool kDivide, bool kSum, class D>
 HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n, double divisor,
                                  double shift, double* e_out) {
   HWY_ALIGN double buffer[kBlock];
@@ -92,18 +93,18 @@ HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n, double divisor,
       ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(d, l + start, m,
                                                            divisor, shift, e);
     }
-    z = AccumulateExact(d, z, e, m);
+    if constexpr (kSum) z = AccumulateExact(d, z, e, m);
   }
   return z;
 }
 
-template <ExpVariant kVariant, class D>
+template <ExpVariant kVariant, bool kSum, class D>
 HWY_INLINE double ExpSumVariant(D d, const double* l, size_t n, double divisor,
                                 double shift, double* e_out) {
   if (divisor == 1.0) {
-    return ExpSumBlocks<kVariant, false>(d, l, n, divisor, shift, e_out);
+    return ExpSumBlocks<kVariant, false, kSum>(d, l, n, divisor, shift, e_out);
   }
-  return ExpSumBlocks<kVariant, true>(d, l, n, divisor, shift, e_out);
+  return ExpSumBlocks<kVariant, true, kSum>(d, l, n, divisor, shift, e_out);
 }
 
 }  // namespace exp_sum_detail
@@ -122,19 +123,20 @@ HWY_INLINE ExpVariant VariantOnThisTarget(ExpVariant v) {
   return v;
 }
 
-template <class D>
+template <bool kSum, class D>
 double ExpSumKernel(D d, const double* l, size_t n, double divisor,
                     double shift, double* e_out, ExpVariant v) {
   using exp_sum_detail::ExpSumVariant;
   switch (VariantOnThisTarget(v)) {
     case ExpVariant::fused:
-      return ExpSumVariant<ExpVariant::fused>(d, l, n, divisor, shift, e_out);
+      return ExpSumVariant<ExpVariant::fused, kSum>(d, l, n, divisor, shift, e_out);
     case ExpVariant::unfused:
-      return ExpSumVariant<ExpVariant::unfused>(d, l, n, divisor, shift, e_out);
+      return ExpSumVariant<ExpVariant::unfused, kSum>(d, l, n, divisor, shift,
+                                                      e_out);
     case ExpVariant::libm:
       break;
   }
-  return ExpSumVariant<ExpVariant::libm>(d, l, n, divisor, shift, e_out);
+  return ExpSumVariant<ExpVariant::libm, kSum>(d, l, n, divisor, shift, e_out);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

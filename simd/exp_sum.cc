@@ -12,8 +12,13 @@ namespace exactsample::simd::HWY_NAMESPACE {
 
 double ExpSumTarget(const double* l, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v) {
-  return ExpSumKernel(hn::ScalableTag<double>(), l, n, divisor, shift, e_out,
-                      v);
+  return ExpSumKernel<true>(hn::ScalableTag<double>(), l, n, divisor, shift,
+                            e_out, v);
+}
+
+void ExpStoreTarget(const double* l, size_t n, double divisor, double shift,
+                    double* e_out, ExpVariant v) {
+  ExpSumKernel<false>(hn::ScalableTag<double>(), l, n, divisor, shift, e_out, v);
 }
 
 ExpVariant ExpVariantOfTarget(ExpVariant v) { return VariantOnThisTarget(v); }
@@ -26,11 +31,17 @@ HWY_AFTER_NAMESPACE();
 namespace exactsample::simd {
 
 HWY_EXPORT(ExpSumTarget);
+HWY_EXPORT(ExpStoreTarget);
 HWY_EXPORT(ExpVariantOfTarget);
 
 double ExpSum(const double* l, size_t n, double divisor, double shift,
               double* e_out, ExpVariant v) {
   return HWY_DYNAMIC_DISPATCH(ExpSumTarget)(l, n, divisor, shift, e_out, v);
+}
+
+void ExpStore(const double* l, size_t n, double divisor, double shift,
+              double* e_out, ExpVariant v) {
+  HWY_DYNAMIC_DISPATCH(ExpStoreTarget)(l, n, divisor, shift, e_out, v);
 }
 
 ExpVariant TargetExpVariant(ExpVariant v) {

@@ -16,6 +16,11 @@ namespace exactsample::simd {
 double ExpSum(const double* l, size_t n, double divisor, double shift,
               double* e_out, ExpVariant v);
 
+// The e values of ExpSum into e_out (not null) without their sum: the pieces
+// of a row that other threads compute while one thread sums.
+void ExpStore(const double* l, size_t n, double divisor, double shift,
+              double* e_out, ExpVariant v);
+
 // The exp the dispatched target's kernels compute when the process's exp is
 // `v`: `v` itself, or libm per element for the fused variant on targets
 // without an FMA instruction.

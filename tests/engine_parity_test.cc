@@ -33,7 +33,7 @@ struct Outcome {
 enum class Mode { plain, traced, no_logprob };
 
 Outcome RunCase(const test::RandomCase& c, Engine engine, Workspace& ws,
-                Mode mode = Mode::plain) {
+                Mode mode = Mode::plain, int threads = 1) {
   Outcome out;
   Pcg32 rng = stream(c.seed, Purpose::sample);
   std::vector<int32_t> generated = c.generated;
@@ -43,7 +43,8 @@ Outcome RunCase(const test::RandomCase& c, Engine engine, Workspace& ws,
         {c.logits, c.prompt, generated, c.params}, rng, ws,
         {.engine = engine,
          .trace = mode == Mode::traced ? &trace : nullptr,
-         .logprob = mode != Mode::no_logprob});
+         .logprob = mode != Mode::no_logprob,
+         .threads = threads});
     if (!t) {
       out.error = t.error().message;
       break;
@@ -104,6 +105,24 @@ void ExpectParity(uint64_t first_seed, int count, size_t max_vocab) {
 
 TEST(EngineParity, SmallAndMediumVocabularies) { ExpectParity(1000, 3000, 5000); }
 TEST(EngineParity, AnyVocabularyUpTo262144) { ExpectParity(50000, 300, 262144); }
+
+// One row split across 1 to 4 threads: identical ids, logprobs, generator
+// positions (and errors) whatever the count.
+TEST(EngineParity, ThreadCountDoesNotChangeResults) {
+  Workspace ws;
+  int compared = 0;
+  for (uint64_t seed = 70000; compared < 60; ++seed) {
+    test::CaseMaker maker(seed);
+    const test::RandomCase c = maker.Make(seed, 262144);
+    if (c.logits.size() < 40000) continue;
+    ++compared;
+    const Outcome one = RunCase(c, Engine::fast, ws);
+    for (int threads = 2; threads <= 4; ++threads) {
+      EXPECT_EQ(RunCase(c, Engine::fast, ws, Mode::plain, threads), one)
+          << "threads " << threads << " " << Describe(c);
+    }
+  }
+}
 
 // Thresholds that rounding decides, computed the spec's way: min_p equal to
 // some e_j = exp(t_j - M) (so q_j >= m * max(q) hinges on one rounding) and

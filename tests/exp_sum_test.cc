@@ -228,5 +228,27 @@ TEST(ExpSumTest, InPlace) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
+// ExpStore writes ExpSum's e values (the twin's) and nothing else.
+TEST(ExpSumTest, StoreWithoutSum) {
+  Rng rng{7};
+  const ExpVariant v = ProcessExp().variant;
+  for (size_t n : {1, 5, 511, 512, 513, 40000}) {
+    const std::vector<double> l = NormalLogits(rng, n, 3.0);
+    const double shift = *std::max_element(l.begin(), l.end()) / 0.7;
+    std::vector<double> want(n);
+    scalar_ref::ExpSum(l.data(), n, 0.7, shift, want.data());
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      std::vector<double> e(n + 1, -1.0);
+      ExpStore(l.data(), n, 0.7, shift, e.data(), v);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(Bits(want[i]), Bits(e[i])) << hwy::TargetName(target) << " n " << n;
+      }
+      ASSERT_EQ(e[n], -1.0);
+    }
+    hwy::SetSupportedTargetsForTest(0);
+  }
+}
+
 }  // namespace
 }  // namespace exactsample::simd
