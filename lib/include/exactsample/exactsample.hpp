@@ -68,6 +68,8 @@ struct SampleOptions {
   // fast engine skips the softmax over all V ids where no other step needs
   // it (top-k, greedy). The id and the generator are the same either way.
   bool logprob = true;
+  // OpenMP threads splitting one row's work; results are identical for any count.
+  int threads = 1;
 };
 
 struct Token {
