@@ -4,13 +4,12 @@
 
 #include <string>
 
+#include "bench/vocabs.hpp"
 #include "exactsample/exactsample.hpp"
 #include "lib/standard_inputs.hpp"
 
 namespace exactsample {
 namespace {
-
-constexpr size_t kVocabs[] = {32000, 128256, 151936, 262144};
 
 void SampleCall(benchmark::State& state, Engine engine,
                 const StandardConfig& config, size_t vocab) {
@@ -33,7 +32,7 @@ const int kRegistered = [] {
   for (Engine engine : {Engine::reference, Engine::fast}) {
     const std::string engine_name = engine == Engine::fast ? "fast" : "reference";
     for (const StandardConfig& config : StandardConfigs()) {
-      for (size_t vocab : kVocabs) {
+      for (size_t vocab : kBenchVocabs) {
         benchmark::RegisterBenchmark(
             ("Sample/" + engine_name + "/" + config.name + "/" +
              std::to_string(vocab)).c_str(),

@@ -1,9 +1,10 @@
-// exactsample: replay case files, audit parity, run the demo, list the SIMD
-// targets.
+// exactsample: replay case files, audit parity, run the demo, time the
+// sampler, list the SIMD targets.
 #include <CLI/CLI.hpp>
 #include <map>
 
 #include "tools/cli/audit.hpp"
+#include "tools/cli/bench.hpp"
 #include "tools/cli/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -27,6 +28,9 @@ int main(int argc, char** argv) {
   cli::AuditOptions audit_options;
   auto* audit = cli::AddAuditCommand(app, audit_options);
 
+  cli::BenchOptions bench_options;
+  auto* bench = cli::AddBenchCommand(app, bench_options);
+
   auto* demo = app.add_subcommand(
       "demo", "Sample 16 tokens from a built-in 128256-id row with each engine");
 
@@ -44,6 +48,7 @@ int main(int argc, char** argv) {
   }
   if (*replay) return cli::Replay(file, choice);
   if (*audit) return cli::Audit(audit_options);
+  if (*bench) return cli::Bench(bench_options);
   if (*demo) return cli::Demo();
   if (*targets) return cli::Targets(supported_only);
   return 2;

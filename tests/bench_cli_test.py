@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""`exactsample bench` run as a user would, on small rows.
+
+The JSON lines have the documented fields and types, one per engine row and
+floor row; --config, --engine, --target, --threads, --no-logprob and
+--logits FILE shape the output; the text table prints the ratios; a missing
+or malformed logits file and bad usage exit 2 with a message that names the
+problem.
+
+    python3 tests/bench_cli_test.py --cli build/exactsample
+"""
+
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CLI = None  # set by main()
+CONFIGS = ["plain", "topk40", "topp", "minp", "full", "greedy"]
+FIELDS = ["engine", "config", "vocab", "target", "threads", "logprob", "median_us",
+          "min_us", "iters"]
+
+
+def bench(*args):
+    """(exit status, stdout, stderr) of `exactsample bench ARGS`."""
+    proc = subprocess.run([CLI, "bench", *args], capture_output=True, text=True)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def bench_json(*args):
+    status, out, err = bench("--json", *args)
+    if status != 0:
+        raise AssertionError(f"bench {args} exited {status}: {err}")
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def supported_targets():
+    out = subprocess.run([CLI, "targets", "--supported"], capture_output=True,
+                         text=True, check=True).stdout
+    return out.split()
+
+
+class BenchCliTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory(prefix="bench_")
+        self.addCleanup(self.dir.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def test_json_schema_and_rows(self):
+        rows = bench_json("--vocab", "4096", "--iters", "5")
+        best = supported_targets()[0]
+        for r in rows:
+            self.assertEqual(list(r), FIELDS)
+            self.assertIsInstance(r["median_us"], float)
+            self.assertIsInstance(r["min_us"], float)
+            self.assertGreater(r["min_us"], 0)
+            self.assertLessEqual(r["min_us"], r["median_us"])
+            self.assertEqual((r["vocab"], r["threads"], r["logprob"]), (4096, 1, True))
+        cells = {(r["config"], r["engine"]): r for r in rows}
+        expected = [("floor", "fast"), ("floor-scalar", "scalar")] + [
+            (c, e) for c in CONFIGS for e in ("reference", "fast")]
+        self.assertEqual(list(cells), expected)
+        self.assertEqual(cells[("floor", "fast")]["target"], best)
+        self.assertEqual(cells[("floor-scalar", "scalar")]["target"], "scalar")
+        for c in CONFIGS:
+            self.assertEqual(cells[(c, "fast")]["target"], best)
+            self.assertEqual(cells[(c, "fast")]["iters"], 5)
+            self.assertEqual(cells[(c, "reference")]["target"], "scalar")
+            self.assertEqual(cells[(c, "reference")]["iters"], 3)  # a tenth, at least 3
+
+    def test_options_shape_the_rows(self):
+        rows = bench_json("--vocab", "2000", "--iters", "40", "--config", "topp",
+                          "--engine", "fast", "--threads", "2", "--no-logprob")
+        self.assertEqual(len(rows), 1)
+        r = rows[0]
+        self.assertEqual((r["config"], r["engine"], r["threads"], r["logprob"], r["iters"]),
+                         ("topp", "fast", 2, False, 40))
+        rows = bench_json("--vocab", "2000", "--iters", "40", "--config", "minp",
+                          "--engine", "reference")
+        self.assertEqual([(r["engine"], r["iters"]) for r in rows], [("reference", 4)])
+        rows = bench_json("--vocab", "2000", "--iters", "3", "--config", "floor-scalar")
+        self.assertEqual([(r["engine"], r["target"]) for r in rows], [("scalar", "scalar")])
+
+    def test_every_supported_target(self):
+        for target in supported_targets():
+            rows = bench_json("--vocab", "1000", "--iters", "2", "--config", "floor",
+                              "--target", target)
+            self.assertEqual([r["target"] for r in rows], [target])
+            rows = bench_json("--vocab", "1000", "--iters", "2", "--config", "greedy",
+                              "--target", target)
+            self.assertEqual([(r["engine"], r["target"]) for r in rows],
+                             [("reference", "scalar"), ("fast", target)])
+
+    def test_logits_file(self):
+        values = [((i * 7919) % 1000) / 100.0 - 5.0 for i in range(3001)]
+        with open(self.path("row.f32"), "wb") as f:
+            f.write(struct.pack("<3001f", *values))
+        rows = bench_json("--logits", self.path("row.f32"), "--iters", "3")
+        self.assertEqual(len(rows), 14)
+        self.assertTrue(all(r["vocab"] == 3001 for r in rows))
+        status, out, err = bench("--logits", self.path("row.f32"), "--iters", "3",
+                                 "--config", "plain")
+        self.assertEqual(status, 0, err)
+        self.assertIn("row.f32, V = 3001", out)
+
+    def test_text_table_has_the_ratios(self):
+        status, out, err = bench("--vocab", "3000", "--iters", "5")
+        self.assertEqual(status, 0, err)
+        self.assertIn("fast/floor", out)
+        self.assertIn("reference/fast", out)
+        self.assertIn("floor-scalar/floor", out)
+        for c in CONFIGS:
+            self.assertRegex(out, rf"\n{c} +[12] +\d+\.\d\d +\d+\.\d\d\n")
+
+    def test_bad_logits_files_exit_2(self):
+        missing = self.path("missing.f32")
+        status, _, err = bench("--logits", missing)
+        self.assertEqual(status, 2)
+        self.assertIn(f"{missing}: cannot open", err)
+        with open(self.path("odd.f32"), "wb") as f:
+            f.write(b"\0" * 10)
+        status, _, err = bench("--logits", self.path("odd.f32"))
+        self.assertEqual(status, 2)
+        self.assertIn("10 bytes is not a multiple of 4", err)
+        open(self.path("empty.f32"), "wb").close()
+        status, _, err = bench("--logits", self.path("empty.f32"))
+        self.assertEqual(status, 2)
+        self.assertIn("empty", err)
+        with open(self.path("nan.f32"), "wb") as f:
+            f.write(struct.pack("<3f", 1.0, float("nan"), 2.0))
+        status, _, err = bench("--logits", self.path("nan.f32"))
+        self.assertEqual(status, 2)
+        self.assertIn("NaN", err)
+
+    def test_usage_errors_exit_2(self):
+        with open(self.path("row.f32"), "wb") as f:
+            f.write(struct.pack("<4f", 1, 2, 3, 4))
+        for args, reason in [
+                (["--vocab", "100", "--logits", self.path("row.f32")], "excludes"),
+                (["--config", "nucleus"], "nucleus"),
+                (["--engine", "slow"], "slow"),
+                (["--target", "NOSUCH"], "NOSUCH"),
+                (["--iters", "0"], "iters"),
+                (["--threads", "0"], "threads"),
+                (["--vocab", "0"], "vocab")]:
+            status, _, err = bench(*args)
+            self.assertEqual(status, 2, args)
+            self.assertIn(reason, err, args)
+
+
+def main():
+    global CLI
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cli", required=True, help="the exactsample program")
+    args, rest = ap.parse_known_args()
+    CLI = os.path.abspath(args.cli)
+    unittest.main(argv=[sys.argv[0], *rest], verbosity=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+// `exactsample bench`: one cell per printed row, each timed one call at a
+// time, the cells interleaved so that drift on a shared machine and the
+// cache state a call starts from hit every row alike.
+#include "tools/cli/bench.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <iterator>
+#include <list>
+
+#include "exactsample/targets.hpp"
+#include "lib/floor_pass.hpp"
+#include "lib/standard_inputs.hpp"
+#include "tools/cli/bench_report.hpp"
+
+namespace exactsample::cli {
+namespace {
+
+int BadInput(const std::string& message) {
+  std::cerr << "exactsample bench: " << message << "\n";
+  return 2;
+}
+
+// The file's bytes as little-endian f32 values, whatever the host's order.
+Result<std::vector<float>> ReadRawF32(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorCode::invalid_logits, "logits", path + ": cannot open"};
+  const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+  if (bytes.empty()) {
+    return Error{ErrorCode::invalid_logits, "logits", path + ": empty, no logits"};
+  }
+  if (bytes.size() % 4 != 0) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 path + ": " + std::to_string(bytes.size()) +
+                     " bytes is not a multiple of 4 (raw little-endian f32 values)"};
+  }
+  std::vector<float> x(bytes.size() / 4);
+  for (size_t i = 0; i < x.size(); ++i) {
+    uint32_t word = 0;
+    for (int b = 3; b >= 0; --b) {
+      word = word << 8 | static_cast<uint8_t>(bytes[4 * i + static_cast<size_t>(b)]);
+    }
+    x[i] = std::bit_cast<float>(word);
+  }
+  return x;
+}
+
+std::string BestTarget() {
+  for (const TargetInfo& t : compiled_targets()) {
+    if (t.active) return t.name;
+  }
+  return "";
+}
+
+// Timed calls of a reference row for `iters` of the others: the reference
+// is 10 to 130 times slower, and a tenth of the calls keeps the default run
+// at V = 128256 near 10 seconds.
+int ReferenceIters(int iters) { return std::max(3, iters / 10); }
+
+struct Cell {
+  BenchRow row;                // labels; the times are filled in at the end
+  std::function<void()> call;  // one call, i.e. one token
+  std::vector<double> micros;
+};
+
+// Every cell gets row.iters timed calls spread evenly over the rounds (the
+// largest iters), at most one per round, the order rotating each round.
+void Measure(std::vector<Cell>& cells) {
+  int rounds = 0;
+  for (Cell& c : cells) {
+    rounds = std::max(rounds, c.row.iters);
+    c.call();  // untimed: workspaces grown, OpenMP threads started
+  }
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t j = 0; j < cells.size(); ++j) {
+      Cell& c = cells[(static_cast<size_t>(r) + j) % cells.size()];
+      const int64_t due = (int64_t{r} + 1) * c.row.iters / rounds;
+      if (static_cast<int64_t>(c.micros.size()) == due) continue;
+      const auto start = std::chrono::steady_clock::now();
+      c.call();
+      const std::chrono::duration<double, std::micro> took =
+          std::chrono::steady_clock::now() - start;
+      c.micros.push_back(took.count());
+    }
+  }
+  for (Cell& c : cells) {
+    std::sort(c.micros.begin(), c.micros.end());
+    const size_t n = c.micros.size();
+    c.row.median_us = (c.micros[(n - 1) / 2] + c.micros[n / 2]) / 2;
+    c.row.min_us = c.micros.front();
+  }
+}
+
+}  // namespace
+
+int Bench(const BenchOptions& o) {
+  std::vector<float> logits;
+  if (o.logits.empty()) {
+    logits = StandardRow(o.vocab);
+  } else {
+    auto read = ReadRawF32(o.logits);
+    if (!read) return BadInput(read.error().message);
+    logits = *read;
+  }
+  if (auto v = validate(Request{logits, {}, {}, {}}); !v) {
+    return BadInput(v.error().message);
+  }
+  if (auto r = force_target(o.target); !r) return BadInput(r.error().message);
+  const std::string target = o.target.empty() ? BestTarget() : o.target;
+  const auto wanted = [&](const std::string& config) {
+    return o.config.empty() || o.config == config;
+  };
+
+  // What the cells' calls use; kept here, alive and in place, until the end.
+  std::vector<double> floor_l(logits.size());
+  std::list<std::vector<int32_t>> histories;
+  Workspace ws;
+
+  std::vector<Cell> cells;
+  const auto floor_cell = [&](const char* config, FloorKernels kernels) {
+    const bool simd = kernels == FloorKernels::simd;
+    cells.push_back(
+        {{config, simd ? "fast" : "scalar", simd ? target : "scalar", 1, o.iters},
+         [&logits, &floor_l, kernels] { FloorPass(logits, floor_l.data(), kernels); },
+         {}});
+  };
+  if (wanted("floor")) floor_cell("floor", FloorKernels::simd);
+  if (wanted("floor-scalar")) floor_cell("floor-scalar", FloorKernels::scalar);
+
+  for (const StandardConfig& c : StandardConfigs()) {
+    if (!wanted(c.name)) continue;
+    const Request request{
+        logits,
+        {},
+        histories.emplace_back(StandardHistory(logits.size(), c.history)),
+        c.params};
+    for (Engine engine : {Engine::reference, Engine::fast}) {
+      const bool fast = engine == Engine::fast;
+      if (o.engine != "both" && o.engine != (fast ? "fast" : "reference")) continue;
+      SampleOptions options{engine};
+      options.logprob = o.logprob;
+      options.threads = fast ? o.threads : 1;
+      cells.push_back(
+          {{c.name, fast ? "fast" : "reference", fast ? target : "scalar",
+            options.threads, fast ? o.iters : ReferenceIters(o.iters)},
+           [request, options, &ws, rng = stream(1, Purpose::sample)]() mutable {
+             sample(request, rng, ws, options);
+           },
+           {}});
+    }
+  }
+  Measure(cells);
+  BenchRun run{
+      o.logits.empty() ? "standard row" : o.logits, logits.size(), o.logprob, {}};
+  for (const Cell& c : cells) run.rows.push_back(c.row);
+  if (o.json) {
+    PrintJson(run);
+  } else {
+    PrintTable(run);
+  }
+  return 0;
+}
+
+}  // namespace exactsample::cli

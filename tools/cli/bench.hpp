@@ -1,0 +1,34 @@
+// `exactsample bench`: the time per token of the whole sample call (f32
+// widening included) per engine and standard configuration, beside the
+// floor: one max + exp + exact Z pass over the row by the fast kernels
+// (`floor`) and by their scalar twins (`floor-scalar`).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace exactsample::cli {
+
+struct BenchOptions {
+  size_t vocab = 128256;        // the standard row's size
+  std::string logits;           // raw little-endian f32 file instead of the standard row
+  std::string config;           // "" = the six configurations, floor and floor-scalar
+  std::string engine = "both";  // reference, fast or both
+  std::string target;           // "" = the best supported
+  int threads = 1;              // SampleOptions::threads of the fast engine
+  int iters = 1000;  // timed calls per fast and floor row; the reference gets a tenth
+  bool logprob = true;
+  bool json = false;
+};
+
+// Registers the subcommand; `options` is filled when it is parsed.
+CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& options);
+
+// Exit status: 0 measured, 2 bad input or usage.
+int Bench(const BenchOptions& options);
+
+}  // namespace exactsample::cli

@@ -1,0 +1,56 @@
+// The options of `exactsample bench`.
+#include <CLI/CLI.hpp>
+
+#include "lib/standard_inputs.hpp"
+#include "tools/cli/bench.hpp"
+
+namespace exactsample::cli {
+
+CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
+  auto* bench = app.add_subcommand(
+      "bench",
+      "Time the whole sample call per engine and configuration against one "
+      "max + exp + exact Z pass over the row (the floor); median and minimum "
+      "microseconds per token, engines interleaved");
+
+  auto* vocab =
+      bench->add_option("--vocab", o.vocab, "size V of the standard row (default 128256)")
+          ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  bench
+      ->add_option("--logits", o.logits,
+                   "raw little-endian f32 file of V logits instead of the standard row")
+      ->excludes(vocab);
+
+  std::vector<std::string> configs{"floor", "floor-scalar"};
+  for (const StandardConfig& c : StandardConfigs()) configs.push_back(c.name);
+  bench
+      ->add_option("--config", o.config,
+                   "one of plain, topk40, topp, minp, full, greedy, floor, "
+                   "floor-scalar (default: all)")
+      ->check(CLI::IsMember(configs));
+  bench
+      ->add_option("--engine", o.engine,
+                   "reference, fast or both (default); floor rows run either way")
+      ->check(CLI::IsMember({"reference", "fast", "both"}));
+  bench->add_option("--target", o.target,
+                    "run the fast engine and the floor on this SIMD target (see "
+                    "`targets`; default: the best supported)");
+  bench
+      ->add_option("--threads", o.threads,
+                   "OpenMP threads splitting one row in the fast engine (default 1)")
+      ->check(CLI::Range(1, 1024));
+  bench
+      ->add_option("--iters", o.iters,
+                   "timed calls per fast and floor row (default 1000); reference "
+                   "rows get a tenth, at least 3")
+      ->check(CLI::Range(1, 100000000));
+  bench->add_flag_callback(
+      "--no-logprob", [&o] { o.logprob = false; },
+      "the caller does not need the logprob (SampleOptions::logprob = false)");
+  bench->add_flag("--json", o.json,
+                  "one JSON object per row: engine, config, vocab, target, threads, "
+                  "logprob, median_us, min_us, iters");
+  return bench;
+}
+
+}  // namespace exactsample::cli

@@ -1,0 +1,84 @@
+#include "tools/cli/bench_report.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "lib/standard_inputs.hpp"
+
+namespace exactsample::cli {
+namespace {
+
+std::optional<double> Median(const BenchRun& run, const std::string& config,
+                             const std::string& engine) {
+  for (const BenchRow& r : run.rows) {
+    if (r.config == config && r.engine == engine) return r.median_us;
+  }
+  return std::nullopt;
+}
+
+// The full-vocabulary max + exp + exact Z passes the spec needs for `p`:
+// one for the logprob (before temperature), and one for a tempered softmax
+// over every id (no top-k, not greedy) unless the logprob's serves it (T = 1).
+int FloorPasses(const SamplingParams& p, size_t vocab, bool logprob) {
+  const bool top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < vocab;
+  const bool softmax_over_all = p.temperature != 0.0 && !top_k;
+  const bool shared = logprob && p.temperature == 1.0;
+  return (logprob ? 1 : 0) + (softmax_over_all && !shared ? 1 : 0);
+}
+
+std::string Ratio(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", *a / *b);
+  return text;
+}
+
+}  // namespace
+
+void PrintJson(const BenchRun& run) {
+  for (const BenchRow& r : run.rows) {
+    const nlohmann::ordered_json line{
+        {"engine", r.engine},       {"config", r.config},   {"vocab", run.vocab},
+        {"target", r.target},       {"threads", r.threads}, {"logprob", run.logprob},
+        {"median_us", r.median_us}, {"min_us", r.min_us},   {"iters", r.iters}};
+    std::cout << line.dump() << "\n";
+  }
+}
+
+void PrintTable(const BenchRun& run) {
+  std::printf("exactsample bench: %s, V = %zu, logprob %s\n", run.source.c_str(),
+              run.vocab, run.logprob ? "on" : "off");
+  std::printf("microseconds per token, calls interleaved across rows\n\n");
+  std::printf("%-13s %-10s %-7s %7s %12s %12s %7s\n", "config", "engine", "target",
+              "threads", "median_us", "min_us", "iters");
+  for (const BenchRow& r : run.rows) {
+    std::printf("%-13s %-10s %-7s %7d %12.2f %12.2f %7d\n", r.config.c_str(),
+                r.engine.c_str(), r.target.c_str(), r.threads, r.median_us, r.min_us,
+                r.iters);
+  }
+
+  const std::optional<double> floor = Median(run, "floor", "fast");
+  std::printf(
+      "\nratios of medians; passes: the max + exp + Z passes over all V ids "
+      "the spec needs\n");
+  std::printf("%-13s %7s %11s %15s\n", "config", "passes", "fast/floor",
+              "reference/fast");
+  for (const StandardConfig& c : StandardConfigs()) {
+    const std::optional<double> fast = Median(run, c.name, "fast");
+    const std::optional<double> reference = Median(run, c.name, "reference");
+    if (!fast && !reference) continue;
+    std::printf("%-13s %7d %11s %15s\n", c.name.c_str(),
+                FloorPasses(c.params, run.vocab, run.logprob), Ratio(fast, floor).c_str(),
+                Ratio(reference, fast).c_str());
+  }
+  const std::optional<double> scalar = Median(run, "floor-scalar", "scalar");
+  if (floor && scalar) {
+    std::printf(
+        "floor-scalar/floor %s: the max + exp + Z kernel against its scalar twin\n",
+        Ratio(scalar, floor).c_str());
+  }
+}
+
+}  // namespace exactsample::cli

@@ -1,0 +1,36 @@
+// What `exactsample bench` measured, and how it prints: a table with ratios,
+// or one JSON object per row.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace exactsample::cli {
+
+struct BenchRow {
+  std::string config;  // a standard configuration, "floor" or "floor-scalar"
+  std::string engine;  // reference or fast; for floor rows fast or scalar
+  std::string target;  // Highway target; "scalar" for reference and floor-scalar
+  int threads = 1;
+  int iters = 0;
+  double median_us = 0.0;  // per call, i.e. per token
+  double min_us = 0.0;
+};
+
+struct BenchRun {
+  std::string source;  // "standard row" or the logits file
+  size_t vocab = 0;
+  bool logprob = true;
+  std::vector<BenchRow> rows;
+};
+
+// {"engine", "config", "vocab", "target", "threads", "logprob", "median_us",
+// "min_us", "iters"} per row, one per line.
+void PrintJson(const BenchRun& run);
+
+// The rows, then per configuration fast/floor, the floor passes the spec
+// needs, and reference/fast, then floor-scalar/floor.
+void PrintTable(const BenchRun& run);
+
+}  // namespace exactsample::cli
