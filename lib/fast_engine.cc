@@ -223,10 +223,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
 
   // Steps 9 to 11: q = e / Z inside the walk, one draw.
   const double u = rng.uniform_f64();
-  // The trace reads e after the walk, which the threaded walk overwrites.
-  const size_t chosen =
-      trace == nullptr ? InverseCdfThreads(kept.e, kept.n, kept.z, u, threads)
-                       : simd::InverseCdf(kept.e, kept.n, kept.z, u);
+  const size_t chosen = simd::InverseCdf(kept.e, kept.n, kept.z, u);
   if (trace != nullptr) {
     double c = 0.0;
     for (size_t j = 0; j <= chosen; ++j) c += kept.e[j] / kept.z;

@@ -14,16 +14,4 @@ size_t InverseCdf(const double* e, size_t n, double z, double u) {
   return n;
 }
 
-size_t CdfWalk(const double* e, size_t n, double z, double u, double& c) {
-  for (size_t i = 0; i < n; ++i) {
-    c += e[i] / z;
-    if (u < c) return i;
-  }
-  return n;
-}
-
-void Quotients(const double* e, size_t n, double z, double* q) {
-  for (size_t i = 0; i < n; ++i) q[i] = e[i] / z;
-}
-
 }  // namespace exactsample::scalar_ref

@@ -32,25 +32,12 @@ struct QuotientTerms {
   double operator[](size_t i) const { return e[i] / z; }
 };
 
-inline size_t CdfWalkImpl(const double* e, size_t n, double z, double u,
-                          double& c) {
+inline size_t InverseCdfImpl(const double* e, size_t n, double z, double u) {
   const hn::ScalableTag<double> d;
   // For doubles, u < c exactly when c >= the next double above u.
-  return WalkToTarget(d, c, QuotientTerms{e, z}, n, std::nextafter(u, INFINITY));
-}
-
-inline void QuotientsImpl(const double* e, size_t n, double z, double* q) {
-  const hn::ScalableTag<double> d;
-  const size_t N = hn::Lanes(d);
-  const QuotientTerms terms{e, z};
-  size_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(terms.Load(d, i), d, q + i);
-  for (; i < n; ++i) q[i] = terms[i];
-}
-
-inline size_t InverseCdfImpl(const double* e, size_t n, double z, double u) {
+  const double target = std::nextafter(u, INFINITY);
   double c = 0.0;
-  const size_t hit = CdfWalkImpl(e, n, z, u, c);
+  const size_t hit = WalkToTarget(d, c, QuotientTerms{e, z}, n, target);
   if (hit < n) return hit;
   for (size_t i = n; i-- > 0;) {
     if (e[i] / z > 0) return i;

@@ -12,19 +12,9 @@
 namespace exactsample::simd {
 
 HWY_EXPORT(InverseCdfImpl);
-HWY_EXPORT(CdfWalkImpl);
-HWY_EXPORT(QuotientsImpl);
 
 size_t InverseCdf(const double* e, size_t n, double z, double u) {
   return HWY_DYNAMIC_DISPATCH(InverseCdfImpl)(e, n, z, u);
-}
-
-size_t CdfWalk(const double* e, size_t n, double z, double u, double& c) {
-  return HWY_DYNAMIC_DISPATCH(CdfWalkImpl)(e, n, z, u, c);
-}
-
-void Quotients(const double* e, size_t n, double z, double* q) {
-  HWY_DYNAMIC_DISPATCH(QuotientsImpl)(e, n, z, q);
 }
 
 }  // namespace exactsample::simd

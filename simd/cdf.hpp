@@ -11,9 +11,4 @@ namespace exactsample::simd {
 // the largest i with e[i] / z > 0 (n if there is none).
 size_t InverseCdf(const double* e, size_t n, double z, double u);
 
-// As scalar_ref::CdfWalk: the walk continued from c (a row split between
-// threads), and the quotients one thread prepares for it.
-size_t CdfWalk(const double* e, size_t n, double z, double u, double& c);
-void Quotients(const double* e, size_t n, double z, double* q);
-
 }  // namespace exactsample::simd

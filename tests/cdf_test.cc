@@ -113,46 +113,6 @@ TEST(InverseCdfTest, MatchesTwin) {
   });
 }
 
-// The walk split in two: the first half from c = 0, the second over the
-// quotients with z = 1, equals the whole walk (the threaded path).
-TEST(InverseCdfTest, SplitWalkOverQuotientsMatchesTwin) {
-  Rng rng(5);
-  for (int rep = 0; rep < 200; ++rep) {
-    test::RowShape shape;
-    shape.sigma = std::exp(std::uniform_real_distribution<double>(-2.0, 3.0)(rng));
-    shape.masked = rng() % 3 == 0 ? 0.5 : 0.0;
-    const size_t n = 2 + rng() % 3000;
-    const test::Row row = test::MakeRow(rng, n, shape);
-    const size_t half = n / 2;
-    for (double u : DrawsFor(rng, row)) {
-      double want_c = 0.0;
-      const size_t want_first = scalar_ref::CdfWalk(row.e.data(), half, row.z, u, want_c);
-      std::vector<double> q(n - half);
-      scalar_ref::Quotients(row.e.data() + half, n - half, row.z, q.data());
-      double want_c2 = want_c;
-      const size_t want_second = scalar_ref::CdfWalk(q.data(), q.size(), 1.0, u, want_c2);
-      const size_t whole = scalar_ref::InverseCdf(row.e.data(), n, row.z, u);
-      if (want_first < half) {
-        EXPECT_EQ(want_first, whole);
-      } else if (want_second < q.size()) {
-        EXPECT_EQ(half + want_second, whole);
-      }
-      test::ForEachTarget([&](int64_t target) {
-        double c = 0.0;
-        ASSERT_EQ(simd::CdfWalk(row.e.data(), half, row.z, u, c), want_first)
-            << hwy::TargetName(target);
-        ASSERT_EQ(test::Bits(c), test::Bits(want_c)) << hwy::TargetName(target);
-        std::vector<double> got(n - half);
-        simd::Quotients(row.e.data() + half, n - half, row.z, got.data());
-        for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(test::Bits(got[i]), test::Bits(q[i]));
-        ASSERT_EQ(simd::CdfWalk(got.data(), got.size(), 1.0, u, c), want_second)
-            << hwy::TargetName(target);
-        ASSERT_EQ(test::Bits(c), test::Bits(want_c2)) << hwy::TargetName(target);
-      });
-    }
-  }
-}
-
 // Masked zeros everywhere but a few ids, and rows of one id.
 TEST(InverseCdfTest, SparseRows) {
   std::vector<double> e(5000, 0.0);
