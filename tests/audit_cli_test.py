@@ -10,15 +10,16 @@ files and usage exit 2 with a message that names the problem.
     python3 tests/audit_cli_test.py --cli build/exactsample
 """
 
-import argparse
 import json
 import math
 import os
 import struct
 import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_harness  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(HERE, "..", "tools")
@@ -61,13 +62,8 @@ def python_output(cases_path):
     return [json.loads(l) for l in proc.stdout.splitlines()]
 
 
-class AuditTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory(prefix="audit_")
-        self.addCleanup(self.dir.cleanup)
-
-    def path(self, name):
-        return os.path.join(self.dir.name, name)
+class AuditTest(cli_harness.TempDirTest):
+    prefix = "audit_"
 
     def findings(self, objects, kind="mismatch"):
         return [o for o in objects if o["kind"] == kind]
@@ -300,14 +296,5 @@ class AuditTest(unittest.TestCase):
             self.assertEqual(status, 2, args)
 
 
-def main():
-    global CLI
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cli", required=True, help="the exactsample program")
-    args, rest = ap.parse_known_args()
-    CLI = os.path.abspath(args.cli)
-    unittest.main(argv=[sys.argv[0], *rest], verbosity=2)
-
-
 if __name__ == "__main__":
-    main()
+    cli_harness.main(sys.modules[__name__])

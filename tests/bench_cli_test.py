@@ -10,14 +10,15 @@ problem.
     python3 tests/bench_cli_test.py --cli build/exactsample
 """
 
-import argparse
 import json
 import os
 import struct
 import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_harness  # noqa: E402
 
 CLI = None  # set by main()
 CONFIGS = ["plain", "topk40", "topp", "minp", "full", "greedy"]
@@ -44,13 +45,8 @@ def supported_targets():
     return out.split()
 
 
-class BenchCliTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory(prefix="bench_")
-        self.addCleanup(self.dir.cleanup)
-
-    def path(self, name):
-        return os.path.join(self.dir.name, name)
+class BenchCliTest(cli_harness.TempDirTest):
+    prefix = "bench_"
 
     def test_json_schema_and_rows(self):
         rows = bench_json("--vocab", "4096", "--iters", "5")
@@ -154,14 +150,5 @@ class BenchCliTest(unittest.TestCase):
             self.assertIn(reason, err, args)
 
 
-def main():
-    global CLI
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cli", required=True, help="the exactsample program")
-    args, rest = ap.parse_known_args()
-    CLI = os.path.abspath(args.cli)
-    unittest.main(argv=[sys.argv[0], *rest], verbosity=2)
-
-
 if __name__ == "__main__":
-    main()
+    cli_harness.main(sys.modules[__name__])

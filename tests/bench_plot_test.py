@@ -11,13 +11,14 @@ when neither does.
     python3 tests/bench_plot_test.py --cli build/exactsample
 """
 
-import argparse
 import json
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_harness  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLOT = os.path.join(HERE, "..", "bench", "plot.py")
@@ -47,13 +48,8 @@ def kernel_entry(kernel, target, vocab, logits_per_s):
             "logits": logits_per_s}
 
 
-class PlotTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory(prefix="plot_")
-        self.addCleanup(self.dir.cleanup)
-
-    def path(self, name):
-        return os.path.join(self.dir.name, name)
+class PlotTest(cli_harness.TempDirTest):
+    prefix = "plot_"
 
     def plot(self, *args, stdin=None, python=None, env=None):
         return subprocess.run([python or PYTHON or sys.executable, PLOT, *args],
@@ -133,16 +129,7 @@ class PlotTest(unittest.TestCase):
         self.assertIn("python3-matplotlib", proc.stderr)
 
 
-def main():
-    global CLI
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cli", required=True, help="the exactsample program")
-    args, rest = ap.parse_known_args()
-    CLI = os.path.abspath(args.cli)
+if __name__ == "__main__":
     if PYTHON is None:
         print(f"SKIPPED chart tests: {NO_MATPLOTLIB}", file=sys.stderr)
-    unittest.main(argv=[sys.argv[0], *rest], verbosity=2)
-
-
-if __name__ == "__main__":
-    main()
+    cli_harness.main(sys.modules[__name__])
