@@ -34,15 +34,31 @@ struct KeptSet {
   }
 };
 
-// Step 6 for k below V: the first k ids, compacted into ascending id order.
+// The most ids a compact K holds: beyond it, compaction would cost more
+// than it saves and push the workspace past ~24 bytes per vocabulary entry.
+size_t CompactCapacity(size_t vocab) { return std::max<size_t>(1024, vocab / 16); }
+
+// Step 6 for k below V; ws.top holds the first k ids (order unspecified).
+// Up to CompactCapacity ids are compacted into ascending id order; more
+// stay in place, with e zeroed after the k-th id of (t desc, id asc).
 KeptSet TopKSet(const double* l, size_t vocab, const SamplingParams& p,
-                double max_tempered, simd::ExpVariant variant,
+                double max_tempered, simd::ExpVariant variant, int threads,
                 Workspace::Impl& ws) {
   const size_t k = static_cast<size_t>(p.top_k);
   ws.top.resize(k);
   const size_t count =
       simd::TopK(l, p.temperature, vocab, k, ws.top.data(), ws.TopKScratch(vocab));
-  std::sort(ws.top.begin(), ws.top.begin() + static_cast<std::ptrdiff_t>(count));
+  if (count > CompactCapacity(vocab)) {
+    const int32_t last = ws.top[count - 1];
+    ws.top.resize(count);
+    KeptSet kept{l, ws.e.data(), vocab, nullptr, 0.0};
+    ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e, variant, threads);
+    simd::ZeroAfter(l, p.temperature, kept.e, vocab, l[last] / p.temperature, last);
+    kept.z = simd::ExactSum(kept.e, vocab);
+    return kept;
+  }
+  ws.top.resize(count);
+  std::sort(ws.top.begin(), ws.top.end());
   ws.top_l.resize(count);
   for (size_t j = 0; j < count; ++j) ws.top_l[j] = l[ws.top[j]];
   KeptSet kept{ws.top_l.data(), ws.e.data(), count, ws.top.data(), 0.0};
@@ -54,9 +70,9 @@ KeptSet TopKSet(const double* l, size_t vocab, const SamplingParams& p,
 // a compact K when it is small: the ids with e >= threshold (a prefix too,
 // since e does not decrease as t grows) move, in ascending id order, to the
 // compact buffers; Z is unchanged. Returns false, leaving K whole, when more
-// than a sixteenth of the vocabulary qualifies.
+// than CompactCapacity ids qualify.
 bool CompactPrefix(KeptSet& kept, double threshold, Workspace::Impl& ws) {
-  const size_t capacity = std::max<size_t>(1024, kept.n / 16);
+  const size_t capacity = CompactCapacity(kept.n);
   const size_t count = simd::CompactAtLeast(kept.e, kept.n, threshold,
                                             ws.ids.data(), capacity);
   if (count > capacity) return false;
@@ -160,14 +176,17 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   // Step 6.
   KeptSet kept{l, ws.e.data(), vocab, nullptr, z_all};
   if (top_k) {
-    kept = TopKSet(l, vocab, p, max_tempered, variant, ws);
+    kept = TopKSet(l, vocab, p, max_tempered, variant, threads, ws);
   } else if (!reuse_e) {
     kept.z = ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e, variant,
                            threads);
   }
-  if (trace != nullptr) {
-    for (size_t j = 0; j < kept.n; ++j) {
-      if (kept.l[j] != -INFINITY) trace->kept_top_k.push_back(kept.Id(j));
+  if (trace != nullptr && top_k) {
+    trace->kept_top_k = ws.top;
+    std::sort(trace->kept_top_k.begin(), trace->kept_top_k.end());
+  } else if (trace != nullptr) {
+    for (size_t j = 0; j < vocab; ++j) {
+      if (l[j] != -INFINITY) trace->kept_top_k.push_back(static_cast<int32_t>(j));
     }
   }
 
