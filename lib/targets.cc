@@ -3,6 +3,7 @@
 #include <hwy/highway.h>
 #include <hwy/targets.h>
 
+#include <map>
 #include <string>
 
 #include "simd/exp_sum.hpp"
@@ -31,25 +32,37 @@ const char* ExpPath(simd::ExpVariant v) {
   return "libm per element";
 }
 
+// How each supported target computes exp. Asking means dispatching on
+// every target in turn, so it is done once, restoring a forced target.
+const std::map<int64_t, std::string>& ExpPaths() {
+  static const std::map<int64_t, std::string> paths = [] {
+    const int64_t visible = hwy::SupportedTargets();
+    hwy::SetSupportedTargetsForTest(0);
+    const int64_t supported = hwy::SupportedTargets();
+    const simd::ExpVariant process = simd::ProcessExp().variant;
+    std::map<int64_t, std::string> out;
+    for (int64_t bit : CompiledTargetBits()) {
+      if ((supported & bit) == 0) continue;
+      hwy::SetSupportedTargetsForTest(bit);
+      out[bit] = ExpPath(simd::TargetExpVariant(process));
+    }
+    hwy::SetSupportedTargetsForTest(visible == supported ? 0 : visible);
+    return out;
+  }();
+  return paths;
+}
+
 std::vector<TargetInfo> compiled_targets() {
-  // A forced target shows as a mocked SupportedTargets(); note it, visit
-  // every target, then put it back.
-  const int64_t visible = hwy::SupportedTargets();
-  hwy::SetSupportedTargetsForTest(0);
-  const int64_t supported = hwy::SupportedTargets();
-  const int64_t usable = visible & HWY_TARGETS;
+  const std::map<int64_t, std::string>& paths = ExpPaths();
+  // A forced target shows as a mocked SupportedTargets().
+  const int64_t usable = hwy::SupportedTargets() & HWY_TARGETS;
   const int64_t active = usable & -usable;  // the lowest bit is the best
-  const simd::ExpVariant process = simd::ProcessExp().variant;
   std::vector<TargetInfo> out;
   for (int64_t bit : CompiledTargetBits()) {
-    TargetInfo t{hwy::TargetName(bit), (supported & bit) != 0, bit == active, ""};
-    if (t.supported) {
-      hwy::SetSupportedTargetsForTest(bit);
-      t.exp = ExpPath(simd::TargetExpVariant(process));
-    }
-    out.push_back(t);
+    const auto path = paths.find(bit);
+    out.push_back({hwy::TargetName(bit), path != paths.end(), bit == active,
+                   path != paths.end() ? path->second : ""});
   }
-  hwy::SetSupportedTargetsForTest(visible == supported ? 0 : visible);
   return out;
 }
 

@@ -5,7 +5,8 @@
  * message; use one per thread (or guard it). Different samplers may be used
  * from different threads at once. exactsample_sample_batch spreads rows over
  * OpenMP threads itself. exactsample_set_target is process-wide: call it
- * before sampling starts, not while other threads sample. Generators
+ * (and the first exactsample_target_* call) before sampling starts, not
+ * while other threads sample. Generators
  * (exactsample_rng) are plain values owned by the caller; a row's generator
  * must not be shared with another row of the same batch.
  */

@@ -19,8 +19,8 @@ struct TargetInfo {
   std::string exp;
 };
 
-// Best first. Not to be called while other threads sample (it visits each
-// target to ask how it computes exp).
+// Best first. The first call visits each target to ask how it computes
+// exp: make it before other threads sample (force_target's rule).
 std::vector<TargetInfo> compiled_targets();
 
 // Which of glibc's exp variants this process's std::exp is, and why the
