@@ -46,9 +46,10 @@ simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out,
   const int team = Team(n, threads);
   if (team == 1) return simd::WidenMax(x, n, l_out);
   std::vector<simd::WidenResult> parts(static_cast<size_t>(team));
-#pragma omp parallel num_threads(team)
-  {
-    const int t = omp_get_thread_num();
+  // A loop over the chunks, so that a smaller team (inside another
+  // parallel region, say) still covers them all.
+#pragma omp parallel for num_threads(team)
+  for (int t = 0; t < team; ++t) {
     const size_t begin = Bound(0, n, t, team), end = Bound(0, n, t + 1, team);
     parts[static_cast<size_t>(t)] = simd::WidenMax(x + begin, end - begin, l_out + begin);
   }
@@ -70,10 +71,15 @@ double ExpSumThreads(const double* l, size_t n, double divisor, double shift,
   const size_t head = Head(n, team);
   std::vector<std::atomic<size_t>> done(static_cast<size_t>(team));
   double z = 0.0;
+  bool shared = true;
 #pragma omp parallel num_threads(team)
   {
     const int t = omp_get_thread_num();
-    if (t == 0) {
+    // A smaller team than asked for (a nested region runs one thread):
+    // thread 0 does it all.
+    if (omp_get_num_threads() != team) {
+      if (t == 0) shared = false;
+    } else if (t == 0) {
       z = simd::ExpSum(l, head, divisor, shift, e_out, v);
       for (int other = 1; other < team; ++other) {
         size_t at = Bound(head, n, other - 1, team - 1);
@@ -97,7 +103,7 @@ double ExpSumThreads(const double* l, size_t n, double divisor, double shift,
       }
     }
   }
-  return z;
+  return shared ? z : simd::ExpSum(l, n, divisor, shift, e_out, v);
 }
 
 }  // namespace exactsample

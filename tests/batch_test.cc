@@ -110,6 +110,34 @@ TEST(Batch, PermutingRowsPermutesResults) {
   }
 }
 
+// Intra-row threads inside the batch's own threads (a nested region gets
+// one thread): same results, no waiting on threads that never come.
+TEST(Batch, IntraRowThreadsInsideABatch) {
+  test::CaseMaker maker(31);
+  std::vector<std::vector<float>> logits;
+  for (int r = 0; r < 4; ++r) {
+    logits.push_back(std::vector<float>(70000));
+    for (float& x : logits.back()) x = static_cast<float>(1.5 * maker.Normal());
+  }
+  SamplingParams p;
+  p.top_p = 0.95;
+  std::vector<Pcg32> rngs(4, stream(3, Purpose::sample));
+  std::vector<BatchRow> rows;
+  for (int r = 0; r < 4; ++r) rows.push_back({{logits[r], {}, {}, p}, &rngs[r]});
+  BatchWorkspace ws;
+  std::vector<Result<Token>> results;
+  sample_batch(rows, results, ws, {.engine = Engine::fast, .threads = 2}, 2);
+  Workspace one;
+  for (int r = 0; r < 4; ++r) {
+    Pcg32 rng = stream(3, Purpose::sample);
+    const auto want = sample(rows[r].request, rng, one, {.engine = Engine::fast});
+    ASSERT_TRUE(results[r]);
+    EXPECT_EQ(results[r]->id, want->id);
+    EXPECT_EQ(test::Bits(results[r]->logprob), test::Bits(want->logprob));
+    EXPECT_EQ(rngs[r], rng);
+  }
+}
+
 TEST(Batch, ABadRowGetsItsErrorAndTheOthersAreSampled) {
   const std::vector<float> good{1.0f, 2.0f, 3.0f};
   const std::vector<float> bad{1.0f, NAN, 3.0f};
