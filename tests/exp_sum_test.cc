@@ -18,6 +18,7 @@
 #include "scalar_ref/exp_replica.hpp"
 #include "simd/exp_sum.hpp"
 #include "simd/exp_variant.hpp"
+#include "tests/test_util.hpp"
 #include "tests/run_self.hpp"
 
 namespace exactsample::simd {
@@ -27,24 +28,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 uint64_t Bits(double x) { return std::bit_cast<uint64_t>(x); }
 
-struct Rng {  // splitmix64
-  uint64_t state;
-  uint64_t Next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
-    return z ^ (z >> 31);
-  }
-  double Uniform(double lo, double hi) {
-    return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1p-53);
-  }
-  double Normal(double sigma) {  // Box-Muller
-    const double u = Uniform(0x1p-53, 1.0);
-    const double v = Uniform(0.0, 1.0);
-    return sigma * std::sqrt(-2.0 * std::log(u)) *
-           std::cos(6.283185307179586 * v);
-  }
-};
+using Rng = test::SplitMix;
 
 // One softmax input: logits (f32 values widened, as the pipeline has them,
 // or any doubles) and the divisor.

@@ -30,6 +30,7 @@
 
 #include "scalar_ref/exp_replica.hpp"
 #include "simd/exp_variant.hpp"
+#include "tests/test_util.hpp"
 #include "tests/run_self.hpp"
 
 namespace exactsample::exp_test {
@@ -38,19 +39,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 uint64_t Bits(double x) { return std::bit_cast<uint64_t>(x); }
 
-// splitmix64: deterministic inputs.
-struct Rng {
-  uint64_t state;
-  uint64_t Next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
-    return z ^ (z >> 31);
-  }
-  double Uniform(double lo, double hi) {
-    return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1p-53);
-  }
-};
+using Rng = test::SplitMix;
 
 void AddUniform(std::vector<double>& xs, Rng& rng, size_t n, double lo,
                 double hi) {

@@ -2,10 +2,13 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "exactsample/pcg32.hpp"
 
 namespace exactsample::test {
 
@@ -15,5 +18,20 @@ inline nlohmann::json LoadJson(const std::string& file) {
 }
 
 inline uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
+
+// SplitMix64 (the library's mix64 over a Weyl sequence): deterministic
+// test inputs.
+struct SplitMix {
+  uint64_t state;
+  uint64_t Next() { return mix64(state += 0x9E3779B97F4A7C15ULL); }
+  double Uniform(double lo, double hi) {
+    return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1p-53);
+  }
+  double Normal(double sigma) {  // Box-Muller
+    const double u = Uniform(0x1p-53, 1.0);
+    const double v = Uniform(0.0, 1.0);
+    return sigma * std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
+  }
+};
 
 }  // namespace exactsample::test
