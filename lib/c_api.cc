@@ -88,6 +88,14 @@ exactsample::Request ToRequest(const float* logits, size_t vocab,
           ToParams(params)};
 }
 
+// Names and support do not change while the process runs: list them once,
+// so the names handed out stay valid.
+const std::vector<exactsample::TargetInfo>& CompiledTargets() {
+  static const std::vector<exactsample::TargetInfo> targets =
+      exactsample::compiled_targets();
+  return targets;
+}
+
 }  // namespace
 
 extern "C" {
@@ -267,18 +275,15 @@ const char* exactsample_sampler_row_error(const exactsample_sampler* s,
   return s->row_errors[row].c_str();
 }
 
-size_t exactsample_target_count(void) {
-  return exactsample::compiled_targets().size();
-}
+size_t exactsample_target_count(void) { return CompiledTargets().size(); }
 
 const char* exactsample_target_name(size_t index) {
-  static const std::vector<exactsample::TargetInfo> targets =
-      exactsample::compiled_targets();
+  const auto& targets = CompiledTargets();
   return index < targets.size() ? targets[index].name.c_str() : nullptr;
 }
 
 int exactsample_target_supported(size_t index) {
-  const auto targets = exactsample::compiled_targets();
+  const auto& targets = CompiledTargets();
   return index < targets.size() && targets[index].supported ? 1 : 0;
 }
 
