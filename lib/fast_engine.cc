@@ -29,6 +29,8 @@ struct KeptSet {
   size_t n;
   const int32_t* id_of;
   double z;  // sum of e in ascending id order
+  // ExpSumThreads' running sums of e, while e is its output unchanged.
+  const double* prefix = nullptr;
   int32_t Id(size_t j) const {
     return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);
   }
@@ -52,7 +54,8 @@ KeptSet TopKSet(const double* l, size_t vocab, const SamplingParams& p,
     const int32_t last = ws.top[count - 1];
     ws.top.resize(count);
     KeptSet kept{l, ws.e.data(), vocab, nullptr, 0.0};
-    ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e, variant, threads);
+    ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e, variant, threads,
+                  ws.prefix.data());
     simd::ZeroAfter(l, p.temperature, kept.e, vocab, l[last] / p.temperature, last);
     kept.z = simd::ExactSum(kept.e, vocab);
     return kept;
@@ -148,12 +151,13 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   const simd::ExpVariant variant = simd::ProcessExp().variant;
   const bool top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < vocab;
   const bool reuse_e = p.temperature == 1.0 && !top_k;
-  const double z_all =
+  const RowSum all =
       logprob || reuse_e
           ? ExpSumThreads(l, vocab, 1.0, max_logit,
                           reuse_e || threads > 1 ? ws.e.data() : nullptr, variant,
-                          threads)
-          : NAN;
+                          threads, ws.prefix.data())
+          : RowSum{NAN, false};
+  const double z_all = all.z;
   const double log_z_all = logprob ? std::log(z_all) : NAN;
   const auto token = [&](size_t id) {
     return Token{static_cast<int32_t>(id),
@@ -177,9 +181,13 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   KeptSet kept{l, ws.e.data(), vocab, nullptr, z_all};
   if (top_k) {
     kept = TopKSet(l, vocab, p, max_tempered, variant, threads, ws);
-  } else if (!reuse_e) {
-    kept.z = ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e, variant,
-                           threads);
+  } else {
+    const RowSum tempered =
+        reuse_e ? all
+                : ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e,
+                                variant, threads, ws.prefix.data());
+    kept.z = tempered.z;
+    if (tempered.prefixed) kept.prefix = ws.prefix.data();
   }
   if (trace != nullptr && top_k) {
     trace->kept_top_k = ws.top;
@@ -212,6 +220,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
       simd::ZeroAfter(kept.l, p.temperature, kept.e, kept.n, cut.t,
                       static_cast<int32_t>(cut.id));
       kept.z = simd::ExactSum(kept.e, kept.n);
+      kept.prefix = nullptr;
     }
   }
   if (trace != nullptr) {
@@ -231,6 +240,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
     }
     simd::MinPFilter(kept.e, kept.n, z_before, threshold);
     kept.z = simd::ExactSum(kept.e, kept.n);
+    kept.prefix = nullptr;
     if (trace != nullptr) {
       trace->kept_min_p = Ids(kept, trace->kept_top_p, [&](size_t j) {
         return kept.e[j] / z_before >= threshold;
@@ -242,7 +252,8 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
 
   // Steps 9 to 11: q = e / Z inside the walk, one draw.
   const double u = rng.uniform_f64();
-  const size_t chosen = simd::InverseCdf(kept.e, kept.n, kept.z, u);
+  const size_t chosen =
+      InverseCdfThreads(kept.e, kept.n, kept.z, u, threads, kept.prefix);
   if (trace != nullptr) {
     double c = 0.0;
     for (size_t j = 0; j <= chosen; ++j) c += kept.e[j] / kept.z;

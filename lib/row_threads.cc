@@ -3,11 +3,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
-#include <thread>
+#include <cstdint>
 #include <cmath>
-#include <vector>
+#include <optional>
+#include <thread>
 
+#include "simd/cdf.hpp"
 #include "simd/exact_sum.hpp"
 #include "simd/exp_sum.hpp"
 
@@ -16,13 +19,17 @@ namespace {
 
 // Below this a row is not worth a team of threads.
 constexpr size_t kMinPerThread = 16384;
-// e values a helper thread publishes at a time: long enough for the exact
-// sum's blocks, short enough that thread 0 rarely waits.
+// The unit of a split row's work: long enough for the exact sum's blocks,
+// short enough that the thread waiting for a piece rarely waits long.
 constexpr size_t kPiece = 4096;
 
+// The most threads one row is split across: their per-thread state lives
+// on the stack, so a call allocates nothing.
+constexpr int kMaxTeam = 64;
+
 int Team(size_t n, int threads) {
-  return static_cast<int>(std::clamp<size_t>(n / kMinPerThread, 1,
-                                             static_cast<size_t>(std::max(threads, 1))));
+  return static_cast<int>(std::clamp<size_t>(
+      n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxTeam))));
 }
 
 // [begin, end) of chunk `i` of `team` equal chunks of [from, n).
@@ -30,22 +37,58 @@ size_t Bound(size_t from, size_t n, int i, int team) {
   return from + (n - from) * static_cast<size_t>(i) / static_cast<size_t>(team);
 }
 
-// The head thread 0 sums itself: per element (AVX2) exp with the sum costs
-// 0.94 ns, exp alone 0.77, the sum alone 0.17; this share balances thread
-// 0's work (the head plus every sum) with each other thread's.
-size_t Head(size_t n, int team) {
+// The head thread 0 sums itself, in pieces: per element (AVX2) exp with the
+// sum costs 0.94 ns, exp alone 0.77, the sum alone 0.17; this share
+// balances thread 0's work (the head plus every sum) with each other
+// thread's.
+size_t Head(size_t pieces, int team) {
   const double others = 0.77 / (team - 1);
   const double share = std::max(0.0, (others - 0.17) / (0.94 - 0.17 + others));
-  return static_cast<size_t>(static_cast<double>(n) * share);
+  return static_cast<size_t>(static_cast<double>(pieces) * share + 0.5);
 }
 
+// The pieces [front, back) of a range that no thread has claimed yet, in
+// one atomic word, so that threads taking from either end never take the
+// same piece.
+class PieceRange {
+ public:
+  void Reset(size_t front, size_t back) {
+    word_.store(uint64_t{front} << 32 | back, std::memory_order_relaxed);
+  }
+  std::optional<size_t> TakeFront() { return Take(true, kAny); }
+  std::optional<size_t> TakeBack() { return Take(false, kAny); }
+  // Takes piece p if it is the front one.
+  bool TakeFrontIf(size_t p) { return Take(true, p).has_value(); }
+  // Leaves nothing to take.
+  void Close() { word_.store(0, std::memory_order_relaxed); }
+
+ private:
+  static constexpr size_t kAny = ~size_t{0};
+  std::optional<size_t> Take(bool front_end, size_t only) {
+    uint64_t word = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t front = word >> 32, back = word & 0xffffffffu;
+      if (front >= back || (only != kAny && front != only)) return std::nullopt;
+      const uint64_t next = front_end ? (front + 1) << 32 | back : front << 32 | (back - 1);
+      if (word_.compare_exchange_weak(word, next, std::memory_order_relaxed)) {
+        return front_end ? front : back - 1;
+      }
+    }
+  }
+  std::atomic<uint64_t> word_{0};
+};
+
 }  // namespace
+
+size_t RowPieceLength(size_t n) {
+  return std::max(kPiece, (n + kMaxRowPieces - 1) / kMaxRowPieces);
+}
 
 simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out,
                                   int threads) {
   const int team = Team(n, threads);
   if (team == 1) return simd::WidenMax(x, n, l_out);
-  std::vector<simd::WidenResult> parts(static_cast<size_t>(team));
+  std::array<simd::WidenResult, kMaxTeam> parts;
   // A loop over the chunks, so that a smaller team (inside another
   // parallel region, say) still covers them all.
 #pragma omp parallel for num_threads(team)
@@ -54,22 +97,38 @@ simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out,
     parts[static_cast<size_t>(t)] = simd::WidenMax(x + begin, end - begin, l_out + begin);
   }
   simd::WidenResult r{-INFINITY, false};
-  for (const auto& p : parts) {
-    r.max = std::max(r.max, p.max);
-    r.bad |= p.bad;
+  for (int t = 0; t < team; ++t) {
+    r.max = std::max(r.max, parts[static_cast<size_t>(t)].max);
+    r.bad |= parts[static_cast<size_t>(t)].bad;
   }
   return r;
 }
 
-double ExpSumThreads(const double* l, size_t n, double divisor, double shift,
-                     double* e_out, simd::ExpVariant v, int threads) {
+RowSum ExpSumThreads(const double* l, size_t n, double divisor, double shift,
+                     double* e_out, simd::ExpVariant v, int threads,
+                     double* prefix) {
   const int team = Team(n, threads);
-  if (team == 1) return simd::ExpSum(l, n, divisor, shift, e_out, v);
+  if (team == 1) return {simd::ExpSum(l, n, divisor, shift, e_out, v), false};
   // Thread 0 computes and sums the head; the others compute the e values of
-  // the rest piece by piece, publishing their progress, and thread 0 adds
-  // each piece as soon as it is done.
-  const size_t head = Head(n, team);
-  std::vector<std::atomic<size_t>> done(static_cast<size_t>(team));
+  // the rest piece by piece, each from the front of its range, and thread 0
+  // adds each piece as soon as it is done. While it waits for one, thread 0
+  // computes a piece from the back of that range itself: a helper that runs
+  // late or a head that ends early costs no idle time.
+  const size_t piece = RowPieceLength(n);
+  const size_t pieces = (n + piece - 1) / piece;
+  const size_t head = Head(pieces, team);
+  std::array<PieceRange, kMaxTeam> ranges;
+  for (int t = 1; t < team; ++t) {
+    ranges[static_cast<size_t>(t)].Reset(Bound(head, pieces, t - 1, team - 1),
+                                         Bound(head, pieces, t, team - 1));
+  }
+  std::array<std::atomic<bool>, kMaxRowPieces> ready{};
+  const auto compute = [&](size_t p) {
+    const size_t begin = p * piece;
+    simd::ExpStore(l + begin, std::min(piece, n - begin), divisor, shift,
+                   e_out + begin, v);
+    ready[p].store(true, std::memory_order_release);
+  };
   double z = 0.0;
   bool shared = true;
 #pragma omp parallel num_threads(team)
@@ -80,30 +139,97 @@ double ExpSumThreads(const double* l, size_t n, double divisor, double shift,
     if (omp_get_num_threads() != team) {
       if (t == 0) shared = false;
     } else if (t == 0) {
-      z = simd::ExpSum(l, head, divisor, shift, e_out, v);
+      for (size_t p = 0; p < head; ++p) {
+        prefix[p] = z;
+        z = simd::ExpSum(l + p * piece, std::min(piece, n - p * piece), divisor,
+                         shift, e_out + p * piece, v, z);
+      }
       for (int other = 1; other < team; ++other) {
-        size_t at = Bound(head, n, other - 1, team - 1);
-        const size_t end = Bound(head, n, other, team - 1);
-        while (at < end) {
-          size_t ready;
-          while ((ready = done[static_cast<size_t>(other)].load(std::memory_order_acquire)) <= at) {
-            std::this_thread::yield();
+        PieceRange& range = ranges[static_cast<size_t>(other)];
+        const size_t end = Bound(head, pieces, other, team - 1);
+        for (size_t p = Bound(head, pieces, other - 1, team - 1); p < end; ++p) {
+          while (!ready[p].load(std::memory_order_acquire)) {
+            if (const auto q = range.TakeBack()) {
+              compute(*q);
+            } else {
+              std::this_thread::yield();
+            }
           }
-          z = simd::AccumulateExact(z, e_out + at, ready - at);
-          at = ready;
+          prefix[p] = z;
+          z = simd::AccumulateExact(z, e_out + p * piece, std::min(piece, n - p * piece));
         }
       }
+      prefix[pieces] = z;
     } else {
-      const size_t begin = Bound(head, n, t - 1, team - 1);
-      const size_t end = Bound(head, n, t, team - 1);
-      for (size_t at = begin; at < end; at += kPiece) {
-        const size_t m = std::min(kPiece, end - at);
-        simd::ExpStore(l + at, m, divisor, shift, e_out + at, v);
-        done[static_cast<size_t>(t)].store(at + m, std::memory_order_release);
+      PieceRange& range = ranges[static_cast<size_t>(t)];
+      while (const auto p = range.TakeFront()) compute(*p);
+    }
+  }
+  if (!shared) return {simd::ExpSum(l, n, divisor, shift, e_out, v), false};
+  return {z, true};
+}
+
+size_t InverseCdfThreads(const double* e, size_t n, double z, double u, int threads,
+                         const double* prefix) {
+  const int team = Team(n, threads);
+  if (team == 1 || prefix == nullptr) return simd::InverseCdf(e, n, z, u);
+  // The walk is expected to stop in the first piece whose prefix of e passes
+  // u Z; the plan covers it and the next. Thread 0 walks the first part of
+  // that span while the others count the rest, each piece on the grid of
+  // the running sum prefix / Z the walk should reach it with; then thread 0
+  // steps over the counted pieces, walking any that is not counted yet
+  // itself. A wrong plan costs time only: the walk checks every count and
+  // walks what it cannot step over, then the rest of the row.
+  const size_t piece = RowPieceLength(n);
+  const size_t pieces = (n + piece - 1) / piece;
+  size_t crossing = 0;
+  while (crossing < pieces && prefix[crossing + 1] <= u * z) ++crossing;
+  const size_t planned = std::min(pieces, crossing + 2);
+  // Walking a piece costs about 1.6 times counting it (measured: the walk
+  // splits the blocks where the running sum changes binade).
+  const size_t split = static_cast<size_t>(
+      static_cast<double>(planned) / (1.0 + 1.6 * static_cast<double>(team - 1)));
+  PieceRange uncounted;
+  uncounted.Reset(split, planned);
+  std::array<simd::GridCount, kMaxRowPieces> counts;
+  std::array<std::atomic<bool>, kMaxRowPieces> ready{};
+  const auto length = [&](size_t p) { return std::min(piece, n - p * piece); };
+  double c = 0.0;
+  size_t hit = n;
+  bool shared = true;
+#pragma omp parallel num_threads(team)
+  {
+    const int t = omp_get_thread_num();
+    if (omp_get_num_threads() != team) {
+      if (t == 0) shared = false;
+    } else if (t == 0) {
+      const size_t walked = std::min(n, split * piece);
+      if (const size_t at = simd::WalkCdf(e, walked, z, u, c); at < walked) hit = at;
+      for (size_t p = split; hit == n && p < planned; ++p) {
+        const simd::GridCount* count = nullptr;
+        while (!uncounted.TakeFrontIf(p)) {
+          if (ready[p].load(std::memory_order_acquire)) {
+            count = &counts[p];
+            break;
+          }
+          std::this_thread::yield();
+        }
+        const size_t at = simd::WalkCdf(e + p * piece, length(p), z, u, c, piece, count);
+        if (at < length(p)) hit = p * piece + at;
+      }
+      uncounted.Close();  // the helpers stop after their current piece
+    } else {
+      while (const auto p = uncounted.TakeFront()) {
+        counts[*p] = simd::CountQuotients(e + *p * piece, length(*p), z, prefix[*p] / z);
+        ready[*p].store(true, std::memory_order_release);
       }
     }
   }
-  return shared ? z : simd::ExpSum(l, n, divisor, shift, e_out, v);
+  if (!shared) return simd::InverseCdf(e, n, z, u);
+  if (hit < n) return hit;
+  const size_t counted = std::min(n, planned * piece);
+  hit = counted + simd::WalkCdf(e + counted, n - counted, z, u, c);
+  return hit < n ? hit : simd::LastPositive(e, n, z);
 }
 
 }  // namespace exactsample

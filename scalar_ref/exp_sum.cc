@@ -5,8 +5,8 @@
 namespace exactsample::scalar_ref {
 
 double ExpSum(const double* l, size_t n, double divisor, double shift,
-              double* e_out) {
-  double z = 0.0;
+              double* e_out, double s) {
+  double z = s;
   for (size_t i = 0; i < n; ++i) {
     const double e = std::exp(l[i] / divisor - shift);
     if (e_out != nullptr) e_out[i] = e;

@@ -6,8 +6,8 @@
 namespace exactsample::scalar_ref {
 
 // e[i] = std::exp(l[i] / divisor - shift), stored to e_out[i] when e_out is
-// not null; returns Z = 0 + e[0] + e[1] + ... added strictly in order.
+// not null; returns Z = s + e[0] + e[1] + ... added strictly in order.
 double ExpSum(const double* l, size_t n, double divisor, double shift,
-              double* e_out);
+              double* e_out, double s = 0.0);
 
 }  // namespace exactsample::scalar_ref

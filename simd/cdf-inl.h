@@ -30,19 +30,111 @@ struct QuotientTerms {
     return hn::Div(hn::LoadU(d, e + i), hn::Set(d, z));
   }
   double operator[](size_t i) const { return e[i] / z; }
+
+  // CountOnGrid, mostly without a division per term: blocks of kGridBlock
+  // terms are counted by CountByReciprocal, and those it cannot count
+  // exactly by CountOnGrid.
+  template <class D>
+  GridCount Count(D d, size_t begin, size_t end, double grid) const {
+    const double scale = (1.0 / z) * GridOf(grid).inv_u;
+    const bool reciprocal = std::isnormal(1.0 / z) && std::isnormal(scale);
+    GridCount total{grid, 0.0, false};
+    for (size_t at = begin; at < end; at += kGridBlock) {
+      const size_t stop = HWY_MIN(end, at + kGridBlock);
+      double units;
+      if (reciprocal && CountByReciprocal(d, at, stop, scale, &units)) {
+        total.units += units;
+      } else {
+        const GridCount part = CountOnGrid(d, *this, at, stop, grid);
+        total.units += part.units;
+        total.tie |= part.tie;
+      }
+    }
+    // Each part is exact below 2^53 and at least 2^53 otherwise, and so is
+    // their sum.
+    return total;
+  }
+
+  // x_j = e_j * scale, scale = (1/z) / u (normal), is within 3.01 * 2^-53 *
+  // x_j (plus 2^-123 where a value is subnormal) of the exact q_j / u:
+  // three roundings of relative size 2^-53, 1/u a power of two. When every
+  // |x_j - n_j| + x_j * 2^-51 (n_j = round(x_j); the computed sum can only
+  // come out below 0.5 - 2^-100 if the exact one is) is below 0.5 - 2^-100,
+  // no odd multiple of 1/2 lies between x_j and the exact q_j / u: both round
+  // to n_j and neither is a tie. Then *units is the exact count and the
+  // result true; else false.
+  template <class D>
+  bool CountByReciprocal(D d, size_t begin, size_t end, double scale,
+                         double* units) const {
+    const size_t N = hn::Lanes(d);
+    const auto vscale = hn::Set(d, scale);
+    const auto vmargin = hn::Set(d, 0x1p-51);
+    // Two chains of each, to hide the Round/Add latency.
+    hn::Vec<D> sum[2] = {hn::Zero(d), hn::Zero(d)};
+    hn::Vec<D> near[2] = {hn::Zero(d), hn::Zero(d)};
+    const auto step = [&](int k, size_t at) {
+      const auto x = hn::Mul(hn::LoadU(d, e + at), vscale);
+      const auto n = hn::Round(x);
+      sum[k] = hn::Add(sum[k], n);
+      near[k] = hn::Max(near[k], hn::Add(hn::Abs(hn::Sub(x, n)), hn::Mul(x, vmargin)));
+    };
+    size_t i = begin;
+    for (; i + 2 * N <= end; i += 2 * N) {
+      step(0, i);
+      step(1, i + N);
+    }
+    if (i + N <= end) {
+      step(0, i);
+      i += N;
+    }
+    *units = hn::GetLane(hn::SumOfLanes(d, hn::Add(sum[0], sum[1])));
+    double nearest = MaxLane(d, hn::Max(near[0], near[1]));
+    for (; i < end; ++i) {
+      const double x = e[i] * scale;
+      const double n = RoundHalfEvenNonNegative(x);
+      *units += n;
+      nearest = std::max(nearest, std::abs(x - n) + x * 0x1p-51);
+    }
+    return nearest < 0.5 - 0x1p-100;
+  }
 };
 
-inline size_t InverseCdfImpl(const double* e, size_t n, double z, double u) {
+inline GridCount CountQuotientsImpl(const double* e, size_t n, double z,
+                                    double guess) {
+  if (!GridReady(guess)) return {};
+  return CountTerms(hn::ScalableTag<double>(), QuotientTerms{e, z}, 0, n, guess);
+}
+
+inline size_t WalkCdfImpl(const double* e, size_t n, double z, double u, double* c,
+                          size_t piece, const GridCount* counts) {
   const hn::ScalableTag<double> d;
   // For doubles, u < c exactly when c >= the next double above u.
   const double target = std::nextafter(u, INFINITY);
-  double c = 0.0;
-  const size_t hit = WalkToTarget(d, c, QuotientTerms{e, z}, n, target);
-  if (hit < n) return hit;
+  if (counts == nullptr) return WalkToTarget(d, *c, QuotientTerms{e, z}, n, target);
+  for (size_t begin = 0, k = 0; begin < n; begin += piece, ++k) {
+    const size_t m = HWY_MIN(piece, n - begin);
+    double c_end;
+    if (ApplyGridCount(*c, counts[k], &c_end) && c_end < target) {
+      *c = c_end;  // c only grows, so no term inside reached the target
+      continue;
+    }
+    const size_t hit = WalkToTarget(d, *c, QuotientTerms{e + begin, z}, m, target);
+    if (hit < m) return begin + hit;
+  }
+  return n;
+}
+
+inline size_t LastPositiveImpl(const double* e, size_t n, double z) {
   for (size_t i = n; i-- > 0;) {
     if (e[i] / z > 0) return i;
   }
   return n;
+}
+
+inline size_t InverseCdfImpl(const double* e, size_t n, double z, double u) {
+  double c = 0.0;
+  const size_t hit = WalkCdfImpl(e, n, z, u, &c, 0, nullptr);
+  return hit < n ? hit : LastPositiveImpl(e, n, z);
 }
 
 }  // namespace exactsample::simd::HWY_NAMESPACE

@@ -33,16 +33,13 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "simd/exact_sum.hpp"
 #include "simd/reduce-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Below this s the grid test is not used: it keeps u and 1/u normal powers
-// of two (u >= 2^-952, 1/u <= 2^952), so the scaling x_j = q_j * (1/u) is
-// exact or overflows to +inf, which fails the binade test.
-inline constexpr double kGridMin = 0x1p-900;
 // Blocks tried as one grid step by the walks, and the size below which a
 // failing block is added one term at a time instead of split again.
 inline constexpr size_t kGridBlock = 512;
@@ -67,26 +64,30 @@ struct ContiguousTerms {
   double operator[](size_t i) const { return e[i]; }
 };
 
-// Tries the terms [begin, end) as one step on s's grid (requires
-// GridReady(s)). Returns true and sets *s_end to the exact result of adding
-// them to s sequentially (in any order) when the grid argument holds.
-template <class D, class Terms>
-bool TryGridBlock(D d, double s, const Terms& q, size_t begin, size_t end,
-                  double* s_end) {
-  // s normal and positive: its biased exponent E gives u = 2^(E-1023-52)
-  // and 1/u = 2^(2098-E), both normal for kGridMin <= s <= DBL_MAX.
+// The binade [2^k, 2^(k+1)) of a GridReady s as its biased exponent E, with
+// u = 2^(E-1023-52) and 1/u = 2^(2098-E), both normal.
+struct Grid {
+  uint64_t biased;
+  double u;
+  double inv_u;
+};
+inline Grid GridOf(double s) {
   const uint64_t biased = std::bit_cast<uint64_t>(s) >> 52;
-  const double u = std::bit_cast<double>((biased - 52) << 52);
-  const double inv_u = std::bit_cast<double>((2098 - biased) << 52);
-  const double m = s * inv_u;             // exact: an integer below 2^53
-  const double limit = (0x1p53 - 1) - m;  // exact: both integers below 2^53
+  return {biased, std::bit_cast<double>((biased - 52) << 52),
+          std::bit_cast<double>((2098 - biased) << 52)};
+}
 
-  // Per lane: the sum of n_j and the largest |x_j - n_j| (exact, in [0, 1/2];
-  // it is 1/2 exactly for a tie). Two chains hide the Round/Add latency.
-  // Partial sums of the non-negative integers n_j are exact below 2^53, and
-  // once one reaches 2^53 every later rounded partial sum stays >= 2^53
-  // (rounding is monotone), so `sum <= limit` is decided correctly whatever
-  // the lane and reduction order. A +inf x_j (overflow) makes the sum +inf.
+// The terms [begin, end) measured on the grid of `grid` (GridReady): units
+// is the sum of n_j; a tie shows as |x_j - n_j| (exact, in [0, 1/2]) equal
+// to 1/2. Partial sums of the non-negative integers n_j are
+// exact below 2^53, and once one reaches 2^53 every later rounded partial
+// sum stays >= 2^53 (rounding is monotone), so units is exact below 2^53
+// and at least 2^53 otherwise, whatever the lane and reduction order. A +inf
+// x_j (overflow) makes it +inf.
+template <class D, class Terms>
+GridCount CountOnGrid(D d, const Terms& q, size_t begin, size_t end, double grid) {
+  const double inv_u = GridOf(grid).inv_u;
+  // Per lane; two chains hide the Round/Add latency.
   const size_t N = hn::Lanes(d);
   const auto scale = hn::Set(d, inv_u);
   auto sum0 = hn::Zero(d), sum1 = hn::Zero(d);
@@ -117,9 +118,41 @@ bool TryGridBlock(D d, double s, const Terms& q, size_t begin, size_t end,
     sum += n;
     dev = std::max(dev, std::abs(x - n));
   }
-  if (!(sum <= limit) || dev == 0.5) return false;
-  *s_end = (m + sum) * u;  // exact: an integer below 2^53 times a power of 2
+  return {grid, sum, dev == 0.5};
+}
+
+// CountOnGrid(d, q, ...), or the terms' own way of counting when they have
+// one (q.Count).
+template <class D, class Terms>
+GridCount CountTerms(D d, const Terms& q, size_t begin, size_t end, double grid) {
+  if constexpr (requires { q.Count(d, begin, end, grid); }) {
+    return q.Count(d, begin, end, grid);
+  } else {
+    return CountOnGrid(d, q, begin, end, grid);
+  }
+}
+
+// Adds counted terms to s (in any order): returns true and sets *s_end to
+// the exact sequential result when s is GridReady in the binade the count
+// was taken on, no term was a tie and the sum stays in the binade.
+inline bool ApplyGridCount(double s, const GridCount& count, double* s_end) {
+  // A count on no grid (grid 0) has biased exponent 0, which no GridReady s has.
+  if (!GridReady(s) || GridOf(s).biased != GridOf(count.grid).biased) return false;
+  const Grid g = GridOf(s);
+  const double m = s * g.inv_u;            // exact: an integer below 2^53
+  const double limit = (0x1p53 - 1) - m;   // exact: both integers below 2^53
+  if (!(count.units <= limit) || count.tie) return false;
+  *s_end = (m + count.units) * g.u;  // exact: an integer below 2^53 times 2^k
   return true;
+}
+
+// Tries the terms [begin, end) as one step on s's grid (requires
+// GridReady(s)). Returns true and sets *s_end to the exact result of adding
+// them to s sequentially (in any order) when the grid argument holds.
+template <class D, class Terms>
+bool TryGridBlock(D d, double s, const Terms& q, size_t begin, size_t end,
+                  double* s_end) {
+  return ApplyGridCount(s, CountTerms(d, q, begin, end, s), s_end);
 }
 
 // Adds q[begin..end) to s in order, stopping at the first i where s >= target

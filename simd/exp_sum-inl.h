@@ -77,13 +77,12 @@ HWY_INLINE void LibmBlock(D d, const double* l, size_t m, double divisor,
   for (size_t i = 0; i < m; ++i) e[i] = std::exp(e[i]);
 }
 
-// Blocks of e (into e_out, or a stack buffer), each summed exactly onto Z
+// Blocks of e (into e_out, or a stack buffer), each summed exactly onto z
 // (kSum), or only stored (a piece of a row split between threads).
 template <ExpVariant kVariant, bool kDivide, bool kSum, class D>
 HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n, double divisor,
-                                 double shift, double* e_out) {
+                                 double shift, double* e_out, double z) {
   HWY_ALIGN double buffer[kBlock];
-  double z = 0.0;
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t m = HWY_MIN(kBlock, n - start);
     double* e = e_out != nullptr ? e_out + start : buffer;
@@ -100,11 +99,11 @@ HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n, double divisor,
 
 template <ExpVariant kVariant, bool kSum, class D>
 HWY_INLINE double ExpSumVariant(D d, const double* l, size_t n, double divisor,
-                                double shift, double* e_out) {
+                                double shift, double* e_out, double z) {
   if (divisor == 1.0) {
-    return ExpSumBlocks<kVariant, false, kSum>(d, l, n, divisor, shift, e_out);
+    return ExpSumBlocks<kVariant, false, kSum>(d, l, n, divisor, shift, e_out, z);
   }
-  return ExpSumBlocks<kVariant, true, kSum>(d, l, n, divisor, shift, e_out);
+  return ExpSumBlocks<kVariant, true, kSum>(d, l, n, divisor, shift, e_out, z);
 }
 
 }  // namespace exp_sum_detail
@@ -125,18 +124,19 @@ HWY_INLINE ExpVariant VariantOnThisTarget(ExpVariant v) {
 
 template <bool kSum, class D>
 double ExpSumKernel(D d, const double* l, size_t n, double divisor,
-                    double shift, double* e_out, ExpVariant v) {
+                    double shift, double* e_out, ExpVariant v, double z) {
   using exp_sum_detail::ExpSumVariant;
   switch (VariantOnThisTarget(v)) {
     case ExpVariant::fused:
-      return ExpSumVariant<ExpVariant::fused, kSum>(d, l, n, divisor, shift, e_out);
+      return ExpSumVariant<ExpVariant::fused, kSum>(d, l, n, divisor, shift, e_out,
+                                                    z);
     case ExpVariant::unfused:
       return ExpSumVariant<ExpVariant::unfused, kSum>(d, l, n, divisor, shift,
-                                                      e_out);
+                                                      e_out, z);
     case ExpVariant::libm:
       break;
   }
-  return ExpSumVariant<ExpVariant::libm, kSum>(d, l, n, divisor, shift, e_out);
+  return ExpSumVariant<ExpVariant::libm, kSum>(d, l, n, divisor, shift, e_out, z);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -11,14 +11,15 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 
 double ExpSumTarget(const double* l, size_t n, double divisor, double shift,
-                    double* e_out, ExpVariant v) {
+                    double* e_out, ExpVariant v, double s) {
   return ExpSumKernel<true>(hn::ScalableTag<double>(), l, n, divisor, shift,
-                            e_out, v);
+                            e_out, v, s);
 }
 
 void ExpStoreTarget(const double* l, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v) {
-  ExpSumKernel<false>(hn::ScalableTag<double>(), l, n, divisor, shift, e_out, v);
+  ExpSumKernel<false>(hn::ScalableTag<double>(), l, n, divisor, shift, e_out, v,
+                      0.0);
 }
 
 ExpVariant ExpVariantOfTarget(ExpVariant v) { return VariantOnThisTarget(v); }
@@ -35,8 +36,8 @@ HWY_EXPORT(ExpStoreTarget);
 HWY_EXPORT(ExpVariantOfTarget);
 
 double ExpSum(const double* l, size_t n, double divisor, double shift,
-              double* e_out, ExpVariant v) {
-  return HWY_DYNAMIC_DISPATCH(ExpSumTarget)(l, n, divisor, shift, e_out, v);
+              double* e_out, ExpVariant v, double s) {
+  return HWY_DYNAMIC_DISPATCH(ExpSumTarget)(l, n, divisor, shift, e_out, v, s);
 }
 
 void ExpStore(const double* l, size_t n, double divisor, double shift,

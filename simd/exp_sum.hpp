@@ -8,13 +8,14 @@
 namespace exactsample::simd {
 
 // e[i] = exp(l[i] / divisor - shift), stored to e_out[i] when e_out is not
-// null, and returns Z = 0 + e[0] + e[1] + ... added strictly in ascending
-// order, bit for bit scalar_ref::ExpSum with `v`'s exp (pass
-// ProcessExp().variant to match std::exp). l[i] may be -inf (e = 0); shift
+// null, and returns Z = s + e[0] + e[1] + ... added strictly in ascending
+// order (s >= 0: the sum so far of a row computed in pieces), bit for bit
+// scalar_ref::ExpSum with `v`'s exp (pass ProcessExp().variant to match
+// std::exp). l[i] may be -inf (e = 0); shift
 // is finite and every l[i] / divisor - shift <= 0, so each e[i] is in [0, 1].
 // e_out may equal l (in place).
 double ExpSum(const double* l, size_t n, double divisor, double shift,
-              double* e_out, ExpVariant v);
+              double* e_out, ExpVariant v, double s = 0.0);
 
 // The e values of ExpSum into e_out (not null) without their sum: the pieces
 // of a row that other threads compute while one thread sums.

@@ -1,7 +1,9 @@
 // simd::InverseCdf against scalar_ref::InverseCdf on every compiled and
 // supported target: softmax rows with and without masked ids, draws near 0
 // and 1, draws exactly on a partial sum and just below it, and the fallback
-// where the rounded sum of q stays at or below u.
+// where the rounded sum of q stays at or below u. Then the pieces a walk
+// split across threads uses: CountQuotients, WalkCdf with counts and
+// LastPositive against their twins.
 #include "scalar_ref/cdf.hpp"
 
 #include <gtest/gtest.h>
@@ -126,6 +128,164 @@ TEST(InverseCdfTest, SparseRows) {
       EXPECT_EQ(simd::InverseCdf(e.data(), e.size(), z, u), want)
           << hwy::TargetName(target) << " u " << u;
     });
+  }
+}
+
+// CountQuotients against its twin on every target: units (exact below 2^53,
+// else both at least 2^53) and the tie flag, for guesses in the binade the
+// walk would be in, around it, near kGridMin (units overflow), below it and
+// zero (no grid), and huge (every term rounds to 0).
+TEST(CountQuotientsTest, MatchesTwin) {
+  Rng rng(7);
+  struct Case {
+    test::Row row;
+    size_t begin, length;
+    double guess;
+  };
+  std::vector<Case> cases;
+  for (int rep = 0; rep < 200; ++rep) {
+    test::RowShape shape;
+    shape.sigma = std::exp(std::uniform_real_distribution<double>(-2.0, 3.0)(rng));
+    shape.raised = rng() % 2 ? 20 : 0;
+    shape.masked = rng() % 3 == 0 ? 0.5 : 0.0;
+    shape.quantum = rng() % 4 == 0 ? 0.25 : 0.0;  // repeated q: ties on coarse grids
+    const size_t n = 1 + rng() % 20000;
+    test::Row row = test::MakeRow(rng, n, shape);
+    const size_t begin = rng() % n;
+    const size_t length = 1 + rng() % (n - begin);
+    double c = 0.0;
+    for (size_t i = 0; i < begin; ++i) c += row.e[i] / row.z;
+    for (double guess : {c, c * 1.5, c / 3, std::nextafter(c, 0.0), 0.75, 0x1p-40,
+                         0x1p-899, 0x1p-950, 0.0, 1e300}) {
+      cases.push_back({row, begin, length, guess});
+    }
+  }
+  // Rows whose quotients sit exactly on half units of a grid.
+  for (int rep = 0; rep < 20; ++rep) {
+    test::Row row;
+    row.e.assign(100 + rng() % 900, 0.0);
+    for (double& e : row.e) e = static_cast<double>(rng() % 4) * 0x1p-54;
+    row.z = 1.0;
+    cases.push_back({row, 0, row.e.size(), 0.5});  // u = 2^-53: 2^-54 is a tie
+    cases.push_back({row, 0, row.e.size(), 0.25});
+  }
+  // Quotients within a few ulps of a half unit, where the kernel's
+  // division-free estimate of q / u may round the other way: e near
+  // (k + 1/2) u z for z that is not a power of two.
+  for (int rep = 0; rep < 200; ++rep) {
+    test::Row row;
+    row.z = 1.0 + std::uniform_real_distribution<double>(0.0, 3.0)(rng);
+    const double u = 0x1p-53;  // the grid of guess 0.5
+    row.e.assign(64, 0.0);
+    for (double& e : row.e) {
+      const double half = (static_cast<double>(rng() % (1u << 20)) + 0.5) * u;
+      e = half * row.z;
+      for (int k = static_cast<int>(rng() % 7) - 3; k != 0; k += k > 0 ? -1 : 1) {
+        e = std::nextafter(e, k > 0 ? INFINITY : 0.0);
+      }
+    }
+    cases.push_back({row, 0, row.e.size(), 0.5});
+  }
+  size_t ties = 0;
+  for (const Case& c : cases) {
+    ties += scalar_ref::CountQuotients(c.row.e.data() + c.begin, c.length, c.row.z, c.guess).tie;
+  }
+  EXPECT_GT(ties, 10u);
+  test::ForEachTarget([&](int64_t target) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const Case& c = cases[k];
+      const simd::GridCount want =
+          scalar_ref::CountQuotients(c.row.e.data() + c.begin, c.length, c.row.z, c.guess);
+      const simd::GridCount got =
+          simd::CountQuotients(c.row.e.data() + c.begin, c.length, c.row.z, c.guess);
+      ASSERT_EQ(test::Bits(got.grid), test::Bits(want.grid)) << hwy::TargetName(target) << k;
+      if (want.units < 0x1p53) {
+        ASSERT_EQ(test::Bits(got.units), test::Bits(want.units))
+            << hwy::TargetName(target) << " case " << k << " guess " << c.guess;
+        ASSERT_EQ(got.tie, want.tie) << hwy::TargetName(target) << " case " << k;
+      } else {
+        ASSERT_GE(got.units, 0x1p53) << hwy::TargetName(target) << " case " << k;
+      }
+    }
+  });
+}
+
+// WalkCdf with counts taken ahead on guessed grids (right, wrong binade,
+// none) equals the twin's walk from the same running sum: the same id and
+// the same c, whatever the counts.
+TEST(WalkCdfTest, CountsNeverChangeTheWalk) {
+  Rng rng(11);
+  struct Case {
+    test::Row row;
+    double c0, u;
+    size_t piece;
+    int guesses;  // 0: exact running sums, 1: perturbed, 2: off by binades
+  };
+  std::vector<Case> cases;
+  for (int rep = 0; rep < 150; ++rep) {
+    test::RowShape shape;
+    shape.sigma = 1.0 + static_cast<double>(rng() % 3);
+    shape.raised = rng() % 2 ? 20 : 0;
+    shape.masked = rng() % 3 == 0 ? 0.3 : 0.0;
+    const size_t n = 1 + rng() % 40000;
+    test::Row row = rep % 5 == 0 ? FallbackRow(rng, n) : test::MakeRow(rng, n, shape);
+    const double c0 = rng() % 3 == 0 ? 0.0 : std::uniform_real_distribution<double>(0, 0.5)(rng);
+    std::vector<double> draws = DrawsFor(rng, row);
+    for (int k = 0; k < 3; ++k) {
+      const double u = c0 + draws[rng() % draws.size()] * (1 - c0);
+      cases.push_back({row, c0, u, size_t{1} << (5 + rng() % 9), k});
+    }
+  }
+  std::vector<size_t> want(cases.size());
+  std::vector<double> want_c(cases.size());
+  std::vector<std::vector<simd::GridCount>> counts(cases.size());
+  size_t applied = 0;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    const size_t n = c.row.e.size();
+    double s = c.c0;
+    want[k] = scalar_ref::WalkCdf(c.row.e.data(), n, c.row.z, c.u, s);
+    want_c[k] = s;
+    // The guesses: the twin's running sum at each piece start, perturbed.
+    double run = c.c0;
+    for (size_t begin = 0; begin < n; begin += c.piece) {
+      const size_t m = std::min(c.piece, n - begin);
+      const double guess = c.guesses == 0   ? run
+                           : c.guesses == 1 ? run * (1 + 1e-9 * static_cast<double>(rng() % 3))
+                                            : run * (rng() % 2 ? 2.0 : 0.5);
+      counts[k].push_back(scalar_ref::CountQuotients(c.row.e.data() + begin, m, c.row.z, guess));
+      for (size_t i = begin; i < begin + m; ++i) run += c.row.e[i] / c.row.z;
+    }
+    applied += c.guesses == 0;
+  }
+  EXPECT_GT(applied, 100u);
+  test::ForEachTarget([&](int64_t target) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const Case& c = cases[k];
+      double s = c.c0;
+      const size_t got = simd::WalkCdf(c.row.e.data(), c.row.e.size(), c.row.z, c.u, s,
+                                       c.piece, counts[k].data());
+      ASSERT_EQ(got, want[k]) << hwy::TargetName(target) << " case " << k;
+      ASSERT_EQ(test::Bits(s), test::Bits(want_c[k])) << hwy::TargetName(target) << " case " << k;
+      double plain = c.c0;
+      ASSERT_EQ(simd::WalkCdf(c.row.e.data(), c.row.e.size(), c.row.z, c.u, plain), want[k]);
+      ASSERT_EQ(test::Bits(plain), test::Bits(want_c[k]));
+    }
+  });
+}
+
+TEST(LastPositiveTest, MatchesTwin) {
+  std::vector<double> e(3000, 0.0);
+  e[5] = 1.0;
+  e[2990] = 0x1p-1074;  // q rounds to 0 for z > 2
+  for (double z : {1.0, 1.5, 3.0}) {
+    for (size_t n : {size_t{0}, size_t{5}, size_t{6}, size_t{2991}, size_t{3000}}) {
+      const size_t want = scalar_ref::LastPositive(e.data(), n, z);
+      test::ForEachTarget([&](int64_t target) {
+        EXPECT_EQ(simd::LastPositive(e.data(), n, z), want)
+            << hwy::TargetName(target) << " n " << n << " z " << z;
+      });
+    }
   }
 }
 

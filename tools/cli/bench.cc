@@ -119,7 +119,9 @@ int Bench(const BenchOptions& o) {
   // What the cells' calls use; kept here, alive and in place, until the end.
   std::vector<double> floor_l(logits.size());
   std::list<std::vector<int32_t>> histories;
-  Workspace ws;
+  // One workspace per cell, as a caller keeps one per stream: no cell
+  // starts from arrays another cell's threads just wrote.
+  std::list<Workspace> workspaces;
 
   std::vector<Cell> cells;
   const auto floor_cell = [&](const char* config, FloorKernels kernels) {
@@ -139,19 +141,23 @@ int Bench(const BenchOptions& o) {
         {},
         histories.emplace_back(StandardHistory(logits.size(), c.history)),
         c.params};
-    for (Engine engine : {Engine::reference, Engine::fast}) {
+    const auto engine_cell = [&](Engine engine, int threads) {
       const bool fast = engine == Engine::fast;
-      if (o.engine != "both" && o.engine != (fast ? "fast" : "reference")) continue;
       SampleOptions options{engine};
       options.logprob = o.logprob;
-      options.threads = fast ? o.threads : 1;
+      options.threads = threads;
       cells.push_back(
-          {{c.name, fast ? "fast" : "reference", fast ? target : "scalar",
-            options.threads, fast ? o.iters : ReferenceIters(o.iters)},
-           [request, options, &ws, rng = stream(1, Purpose::sample)]() mutable {
+          {{c.name, fast ? "fast" : "reference", fast ? target : "scalar", threads,
+            fast ? o.iters : ReferenceIters(o.iters)},
+           [request, options, &ws = workspaces.emplace_back(),
+            rng = stream(1, Purpose::sample)]() mutable {
              sample(request, rng, ws, options);
            },
            {}});
+    };
+    if (o.engine != "fast") engine_cell(Engine::reference, 1);
+    if (o.engine != "reference") {
+      for (int threads : o.threads) engine_cell(Engine::fast, threads);
     }
   }
   Measure(cells);

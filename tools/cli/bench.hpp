@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -19,7 +20,7 @@ struct BenchOptions {
   std::string config;           // "" = the six configurations, floor and floor-scalar
   std::string engine = "both";  // reference, fast or both
   std::string target;           // "" = the best supported
-  int threads = 1;              // SampleOptions::threads of the fast engine
+  std::vector<int> threads{1};  // SampleOptions::threads of the fast engine, a row each
   int iters = 1000;  // timed calls per fast and floor row; the reference gets a tenth
   bool logprob = true;
   bool json = false;

@@ -37,7 +37,9 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                     "`targets`; default: the best supported)");
   bench
       ->add_option("--threads", o.threads,
-                   "OpenMP threads splitting one row in the fast engine (default 1)")
+                   "OpenMP threads splitting one row in the fast engine (default "
+                   "1); a comma-separated list times each count, interleaved")
+      ->delimiter(',')
       ->check(CLI::Range(1, 1024));
   bench
       ->add_option("--iters", o.iters,

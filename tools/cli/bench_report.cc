@@ -1,5 +1,6 @@
 #include "tools/cli/bench_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,10 +11,15 @@
 namespace exactsample::cli {
 namespace {
 
+// The first row of `config` and `engine` (for the fast engine, its first
+// thread count), or the one with `threads`.
 std::optional<double> Median(const BenchRun& run, const std::string& config,
-                             const std::string& engine) {
+                             const std::string& engine, int threads = 0) {
   for (const BenchRow& r : run.rows) {
-    if (r.config == config && r.engine == engine) return r.median_us;
+    if (r.config == config && r.engine == engine &&
+        (threads == 0 || r.threads == threads)) {
+      return r.median_us;
+    }
   }
   return std::nullopt;
 }
@@ -72,6 +78,29 @@ void PrintTable(const BenchRun& run) {
     std::printf("%-13s %7d %11s %15s\n", c.name.c_str(),
                 FloorPasses(c.params, run.vocab, run.logprob), Ratio(fast, floor).c_str(),
                 Ratio(reference, fast).c_str());
+  }
+  std::vector<int> threads;
+  for (const BenchRow& r : run.rows) {
+    if (r.engine == "fast" && r.config != "floor" &&
+        std::find(threads.begin(), threads.end(), r.threads) == threads.end()) {
+      threads.push_back(r.threads);
+    }
+  }
+  if (threads.size() > 1) {
+    std::printf("\nfast engine, median at %d threads / median at N threads\n",
+                threads.front());
+    std::printf("%-13s", "config");
+    for (size_t j = 1; j < threads.size(); ++j) std::printf(" %7s=%-3d", "N", threads[j]);
+    std::printf("\n");
+    for (const StandardConfig& c : StandardConfigs()) {
+      const std::optional<double> base = Median(run, c.name, "fast", threads.front());
+      if (!base) continue;
+      std::printf("%-13s", c.name.c_str());
+      for (size_t j = 1; j < threads.size(); ++j) {
+        std::printf(" %11s", Ratio(base, Median(run, c.name, "fast", threads[j])).c_str());
+      }
+      std::printf("\n");
+    }
   }
   const std::optional<double> scalar = Median(run, "floor-scalar", "scalar");
   if (floor && scalar) {

@@ -30,7 +30,9 @@ struct BenchRun {
 void PrintJson(const BenchRun& run);
 
 // The rows, then per configuration fast/floor, the floor passes the spec
-// needs, and reference/fast, then floor-scalar/floor.
+// needs, and reference/fast (the fast engine at its first thread count),
+// the fast engine's speed-up from its first thread count to each other one,
+// then floor-scalar/floor.
 void PrintTable(const BenchRun& run);
 
 }  // namespace exactsample::cli
