@@ -119,9 +119,7 @@ int Bench(const BenchOptions& o) {
   // What the cells' calls use; kept here, alive and in place, until the end.
   std::vector<double> floor_l(logits.size());
   std::list<std::vector<int32_t>> histories;
-  // One workspace per cell, as a caller keeps one per stream: no cell
-  // starts from arrays another cell's threads just wrote.
-  std::list<Workspace> workspaces;
+  Workspace ws;
 
   std::vector<Cell> cells;
   const auto floor_cell = [&](const char* config, FloorKernels kernels) {
@@ -149,8 +147,7 @@ int Bench(const BenchOptions& o) {
       cells.push_back(
           {{c.name, fast ? "fast" : "reference", fast ? target : "scalar", threads,
             fast ? o.iters : ReferenceIters(o.iters)},
-           [request, options, &ws = workspaces.emplace_back(),
-            rng = stream(1, Purpose::sample)]() mutable {
+           [request, options, &ws, rng = stream(1, Purpose::sample)]() mutable {
              sample(request, rng, ws, options);
            },
            {}});
