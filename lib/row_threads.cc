@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <thread>
 
@@ -69,7 +69,8 @@ class PieceRange {
     for (;;) {
       const uint64_t front = word >> 32, back = word & 0xffffffffu;
       if (front >= back || (only != kAny && front != only)) return std::nullopt;
-      const uint64_t next = front_end ? (front + 1) << 32 | back : front << 32 | (back - 1);
+      const uint64_t next =
+          front_end ? (front + 1) << 32 | back : front << 32 | (back - 1);
       if (word_.compare_exchange_weak(word, next, std::memory_order_relaxed)) {
         return front_end ? front : back - 1;
       }
@@ -78,14 +79,33 @@ class PieceRange {
   std::atomic<uint64_t> word_{0};
 };
 
+// Runs lead() on thread 0 and help(t) on threads 1 to team - 1 of one
+// OpenMP team. Returns false, having run neither, when the runtime gives a
+// smaller team (a nested region runs one thread).
+template <class Lead, class Help>
+bool RunTeam(int team, const Lead& lead, const Help& help) {
+  bool shared = true;
+#pragma omp parallel num_threads(team)
+  {
+    const int t = omp_get_thread_num();
+    if (omp_get_num_threads() != team) {
+      if (t == 0) shared = false;
+    } else if (t == 0) {
+      lead();
+    } else {
+      help(t);
+    }
+  }
+  return shared;
+}
+
 }  // namespace
 
 size_t RowPieceLength(size_t n) {
   return std::max(kPiece, (n + kMaxRowPieces - 1) / kMaxRowPieces);
 }
 
-simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out,
-                                  int threads) {
+simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out, int threads) {
   const int team = Team(n, threads);
   if (team == 1) return simd::WidenMax(x, n, l_out);
   std::array<simd::WidenResult, kMaxTeam> parts;
@@ -105,8 +125,7 @@ simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out,
 }
 
 RowSum ExpSumThreads(const double* l, size_t n, double divisor, double shift,
-                     double* e_out, simd::ExpVariant v, int threads,
-                     double* prefix) {
+                     double* e_out, simd::ExpVariant v, int threads, double* prefix) {
   const int team = Team(n, threads);
   if (team == 1) return {simd::ExpSum(l, n, divisor, shift, e_out, v), false};
   // Thread 0 computes and sums the head; the others compute the e values of
@@ -125,47 +144,42 @@ RowSum ExpSumThreads(const double* l, size_t n, double divisor, double shift,
   std::array<std::atomic<bool>, kMaxRowPieces> ready{};
   const auto compute = [&](size_t p) {
     const size_t begin = p * piece;
-    simd::ExpStore(l + begin, std::min(piece, n - begin), divisor, shift,
-                   e_out + begin, v);
+    simd::ExpStore(l + begin, std::min(piece, n - begin), divisor, shift, e_out + begin,
+                   v);
     ready[p].store(true, std::memory_order_release);
   };
   double z = 0.0;
-  bool shared = true;
-#pragma omp parallel num_threads(team)
-  {
-    const int t = omp_get_thread_num();
-    // A smaller team than asked for (a nested region runs one thread):
-    // thread 0 does it all.
-    if (omp_get_num_threads() != team) {
-      if (t == 0) shared = false;
-    } else if (t == 0) {
-      for (size_t p = 0; p < head; ++p) {
-        prefix[p] = z;
-        z = simd::ExpSum(l + p * piece, std::min(piece, n - p * piece), divisor,
-                         shift, e_out + p * piece, v, z);
-      }
-      for (int other = 1; other < team; ++other) {
-        PieceRange& range = ranges[static_cast<size_t>(other)];
-        const size_t end = Bound(head, pieces, other, team - 1);
-        for (size_t p = Bound(head, pieces, other - 1, team - 1); p < end; ++p) {
-          while (!ready[p].load(std::memory_order_acquire)) {
-            if (const auto q = range.TakeBack()) {
-              compute(*q);
-            } else {
-              std::this_thread::yield();
-            }
-          }
-          prefix[p] = z;
-          z = simd::AccumulateExact(z, e_out + p * piece, std::min(piece, n - p * piece));
-        }
-      }
-      prefix[pieces] = z;
-    } else {
-      PieceRange& range = ranges[static_cast<size_t>(t)];
-      while (const auto p = range.TakeFront()) compute(*p);
+  const auto lead = [&] {
+    for (size_t p = 0; p < head; ++p) {
+      prefix[p] = z;
+      z = simd::ExpSum(l + p * piece, std::min(piece, n - p * piece), divisor, shift,
+                       e_out + p * piece, v, z);
     }
+    for (int other = 1; other < team; ++other) {
+      PieceRange& range = ranges[static_cast<size_t>(other)];
+      const size_t end = Bound(head, pieces, other, team - 1);
+      for (size_t p = Bound(head, pieces, other - 1, team - 1); p < end; ++p) {
+        while (!ready[p].load(std::memory_order_acquire)) {
+          if (const auto q = range.TakeBack()) {
+            compute(*q);
+          } else {
+            std::this_thread::yield();
+          }
+        }
+        prefix[p] = z;
+        z = simd::AccumulateExact(z, e_out + p * piece, std::min(piece, n - p * piece));
+      }
+    }
+    prefix[pieces] = z;
+  };
+  const auto help = [&](int t) {
+    PieceRange& range = ranges[static_cast<size_t>(t)];
+    while (const auto p = range.TakeFront()) compute(*p);
+  };
+  // A smaller team than asked for: thread 0 does it all.
+  if (!RunTeam(team, lead, help)) {
+    return {simd::ExpSum(l, n, divisor, shift, e_out, v), false};
   }
-  if (!shared) return {simd::ExpSum(l, n, divisor, shift, e_out, v), false};
   return {z, true};
 }
 
@@ -187,8 +201,8 @@ size_t InverseCdfThreads(const double* e, size_t n, double z, double u, int thre
   const size_t planned = std::min(pieces, crossing + 2);
   // Walking a piece costs about 1.6 times counting it (measured: the walk
   // splits the blocks where the running sum changes binade).
-  const size_t split = static_cast<size_t>(
-      static_cast<double>(planned) / (1.0 + 1.6 * static_cast<double>(team - 1)));
+  const size_t split = static_cast<size_t>(static_cast<double>(planned) /
+                                           (1.0 + 1.6 * static_cast<double>(team - 1)));
   PieceRange uncounted;
   uncounted.Reset(split, planned);
   std::array<simd::GridCount, kMaxRowPieces> counts;
@@ -196,36 +210,30 @@ size_t InverseCdfThreads(const double* e, size_t n, double z, double u, int thre
   const auto length = [&](size_t p) { return std::min(piece, n - p * piece); };
   double c = 0.0;
   size_t hit = n;
-  bool shared = true;
-#pragma omp parallel num_threads(team)
-  {
-    const int t = omp_get_thread_num();
-    if (omp_get_num_threads() != team) {
-      if (t == 0) shared = false;
-    } else if (t == 0) {
-      const size_t walked = std::min(n, split * piece);
-      if (const size_t at = simd::WalkCdf(e, walked, z, u, c); at < walked) hit = at;
-      for (size_t p = split; hit == n && p < planned; ++p) {
-        const simd::GridCount* count = nullptr;
-        while (!uncounted.TakeFrontIf(p)) {
-          if (ready[p].load(std::memory_order_acquire)) {
-            count = &counts[p];
-            break;
-          }
-          std::this_thread::yield();
+  const auto lead = [&] {
+    const size_t walked = std::min(n, split * piece);
+    if (const size_t at = simd::WalkCdf(e, walked, z, u, c); at < walked) hit = at;
+    for (size_t p = split; hit == n && p < planned; ++p) {
+      const simd::GridCount* count = nullptr;
+      while (!uncounted.TakeFrontIf(p)) {
+        if (ready[p].load(std::memory_order_acquire)) {
+          count = &counts[p];
+          break;
         }
-        const size_t at = simd::WalkCdf(e + p * piece, length(p), z, u, c, piece, count);
-        if (at < length(p)) hit = p * piece + at;
+        std::this_thread::yield();
       }
-      uncounted.Close();  // the helpers stop after their current piece
-    } else {
-      while (const auto p = uncounted.TakeFront()) {
-        counts[*p] = simd::CountQuotients(e + *p * piece, length(*p), z, prefix[*p] / z);
-        ready[*p].store(true, std::memory_order_release);
-      }
+      const size_t at = simd::WalkCdf(e + p * piece, length(p), z, u, c, piece, count);
+      if (at < length(p)) hit = p * piece + at;
     }
-  }
-  if (!shared) return simd::InverseCdf(e, n, z, u);
+    uncounted.Close();  // the helpers stop after their current piece
+  };
+  const auto help = [&](int) {
+    while (const auto p = uncounted.TakeFront()) {
+      counts[*p] = simd::CountQuotients(e + *p * piece, length(*p), z, prefix[*p] / z);
+      ready[*p].store(true, std::memory_order_release);
+    }
+  };
+  if (!RunTeam(team, lead, help)) return simd::InverseCdf(e, n, z, u);
   if (hit < n) return hit;
   const size_t counted = std::min(n, planned * piece);
   hit = counted + simd::WalkCdf(e + counted, n - counted, z, u, c);
