@@ -188,34 +188,29 @@ size_t InverseCdfThreads(const double* e, size_t n, double z, double u, int thre
   const int team = Team(n, threads);
   if (team == 1 || prefix == nullptr) return simd::InverseCdf(e, n, z, u);
   // The walk is expected to stop in the first piece whose prefix of e passes
-  // u Z; the plan covers it and the next. Thread 0 walks the first part of
-  // that span while the others count the rest, each piece on the grid of
-  // the running sum prefix / Z the walk should reach it with; then thread 0
-  // steps over the counted pieces, walking any that is not counted yet
-  // itself. A wrong plan costs time only: the walk checks every count and
-  // walks what it cannot step over, then the rest of the row.
+  // u Z. Thread 0 walks from the first piece on while the others count the
+  // pieces before that one, from the last backwards, each on the grid of the
+  // running sum prefix / Z the walk should reach it with. Thread 0 steps
+  // over the pieces counted by the time it reaches them and walks the
+  // others, so the two meet wherever their speeds put them. A wrong plan
+  // costs time only: the walk checks every count and walks what it cannot
+  // step over.
   const size_t piece = RowPieceLength(n);
   const size_t pieces = (n + piece - 1) / piece;
   size_t crossing = 0;
   while (crossing < pieces && prefix[crossing + 1] <= u * z) ++crossing;
-  const size_t planned = std::min(pieces, crossing + 2);
-  // Walking a piece costs about 1.6 times counting it (measured: the walk
-  // splits the blocks where the running sum changes binade).
-  const size_t split = static_cast<size_t>(static_cast<double>(planned) /
-                                           (1.0 + 1.6 * static_cast<double>(team - 1)));
   PieceRange uncounted;
-  uncounted.Reset(split, planned);
+  uncounted.Reset(0, crossing);
   std::array<simd::GridCount, kMaxRowPieces> counts;
   std::array<std::atomic<bool>, kMaxRowPieces> ready{};
   const auto length = [&](size_t p) { return std::min(piece, n - p * piece); };
-  double c = 0.0;
   size_t hit = n;
   const auto lead = [&] {
-    const size_t walked = std::min(n, split * piece);
-    if (const size_t at = simd::WalkCdf(e, walked, z, u, c); at < walked) hit = at;
-    for (size_t p = split; hit == n && p < planned; ++p) {
+    double c = 0.0;
+    for (size_t p = 0; hit == n && p < pieces; ++p) {
       const simd::GridCount* count = nullptr;
-      while (!uncounted.TakeFrontIf(p)) {
+      // A piece that a helper has taken: its count, once ready.
+      while (p < crossing && !uncounted.TakeFrontIf(p)) {
         if (ready[p].load(std::memory_order_acquire)) {
           count = &counts[p];
           break;
@@ -228,15 +223,12 @@ size_t InverseCdfThreads(const double* e, size_t n, double z, double u, int thre
     uncounted.Close();  // the helpers stop after their current piece
   };
   const auto help = [&](int) {
-    while (const auto p = uncounted.TakeFront()) {
+    while (const auto p = uncounted.TakeBack()) {
       counts[*p] = simd::CountQuotients(e + *p * piece, length(*p), z, prefix[*p] / z);
       ready[*p].store(true, std::memory_order_release);
     }
   };
   if (!RunTeam(team, lead, help)) return simd::InverseCdf(e, n, z, u);
-  if (hit < n) return hit;
-  const size_t counted = std::min(n, planned * piece);
-  hit = counted + simd::WalkCdf(e + counted, n - counted, z, u, c);
   return hit < n ? hit : simd::LastPositive(e, n, z);
 }
 
