@@ -54,7 +54,7 @@ KeptSet TopKSet(const double* l, size_t vocab, const SamplingParams& p,
     const int32_t last = ws.top[count - 1];
     ws.top.resize(count);
     KeptSet kept{l, ws.e.data(), vocab, nullptr, 0.0};
-    ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e, variant, threads,
+    ExpSumThreads({l}, vocab, p.temperature, max_tempered, kept.e, variant, threads,
                   ws.prefix.data());
     simd::ZeroAfter(l, p.temperature, kept.e, vocab, l[last] / p.temperature, last);
     kept.z = simd::ExactSum(kept.e, vocab);
@@ -126,16 +126,27 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   const size_t vocab = request.logits.size();
   ws.Reserve(vocab);
   double* const l = ws.l.data();
+  const float* const x = request.logits.data();
+  const bool top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < vocab;
+  const bool reuse_e = p.temperature == 1.0 && !top_k;
+  // At temperature 1 without penalties, filters or a trace, only the
+  // softmax over all V ids reads every logit: the max and exp passes read
+  // the f32 row and the f64 row is never stored.
+  const bool f32_only = reuse_e && p.top_p >= 1.0 && p.min_p == 0.0 &&
+                        trace == nullptr && !PenaltiesApply(request);
+  const auto logit = [&](size_t id) {
+    return f32_only ? static_cast<double>(x[id]) : l[id];
+  };
 
   // Step 1, checking the row and finding its maximum in the same pass.
   const int threads = options.threads;
   const simd::WidenResult widened =
-      WidenMaxThreads(request.logits.data(), vocab, l, threads);
+      WidenMaxThreads(x, vocab, f32_only ? nullptr : l, threads);
   if (widened.bad || widened.max == -INFINITY) {
     return *checks::LogitValues(request.logits);
   }
 
-  // Steps 2 and 3 touch only history ids.
+  // Steps 2 and 3 touch only history ids (none when f32_only).
   const auto penalized = ApplyPenalties(request, {l, vocab}, widened.max, ws.history);
   if (!penalized) return penalized.error();
   double max_logit = penalized->max_stale ? simd::Max(l, vocab) : penalized->max_logit;
@@ -143,17 +154,24 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   // The spec's M is the first maximum in id order; for a zero its sign
   // reaches the logprob through l[c] - M.
   const bool logprob = options.logprob || trace != nullptr;
-  if (max_logit == 0.0 && logprob) max_logit = l[simd::FindFirst(l, vocab, 0.0)];
+  if (max_logit == 0.0 && logprob) {
+    size_t first = 0;
+    if (f32_only) {
+      while (x[first] != 0.0f) ++first;
+    } else {
+      first = simd::FindFirst(l, vocab, 0.0);
+    }
+    max_logit = logit(first);
+  }
 
   // The reported logprob's softmax over all V ids, before temperature. At
   // temperature 1 without top-k its e values also serve steps 7 to 9; else,
   // without the logprob, nothing needs it.
   const simd::ExpVariant variant = simd::ProcessExp().variant;
-  const bool top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < vocab;
-  const bool reuse_e = p.temperature == 1.0 && !top_k;
   const RowSum all =
       logprob || reuse_e
-          ? ExpSumThreads(l, vocab, 1.0, max_logit,
+          ? ExpSumThreads(f32_only ? simd::ExpSource{nullptr, x} : simd::ExpSource{l},
+                          vocab, 1.0, max_logit,
                           reuse_e || threads > 1 ? ws.e.data() : nullptr, variant,
                           threads, ws.prefix.data())
           : RowSum{NAN, false};
@@ -161,7 +179,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   const double log_z_all = logprob ? std::log(z_all) : NAN;
   const auto token = [&](size_t id) {
     return Token{static_cast<int32_t>(id),
-                 logprob ? (l[id] - max_logit) - log_z_all : NAN};
+                 logprob ? (logit(id) - max_logit) - log_z_all : NAN};
   };
   if (trace != nullptr) {
     *trace = Trace{};
@@ -184,7 +202,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   } else {
     const RowSum tempered =
         reuse_e ? all
-                : ExpSumThreads(l, vocab, p.temperature, max_tempered, kept.e,
+                : ExpSumThreads({l}, vocab, p.temperature, max_tempered, kept.e,
                                 variant, threads, ws.prefix.data());
     kept.z = tempered.z;
     if (tempered.prefixed) kept.prefix = ws.prefix.data();

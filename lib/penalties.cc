@@ -7,6 +7,14 @@
 
 namespace exactsample {
 
+bool PenaltiesApply(const Request& request) {
+  const SamplingParams& p = request.params;
+  const bool history = !request.prompt.empty() || !request.generated.empty();
+  return (p.repetition_penalty != 1.0 && history) ||
+         ((p.frequency_penalty != 0.0 || p.presence_penalty != 0.0) &&
+          !request.generated.empty());
+}
+
 Result<PenaltyOutcome> ApplyPenalties(const Request& request,
                                       std::span<double> l, double max_before,
                                       std::vector<int32_t>& scratch) {
@@ -14,7 +22,7 @@ Result<PenaltyOutcome> ApplyPenalties(const Request& request,
   const bool repetition = p.repetition_penalty != 1.0;
   const bool additive = p.frequency_penalty != 0.0 || p.presence_penalty != 0.0;
   PenaltyOutcome out{max_before, false};
-  if (!repetition && !additive) return out;
+  if (!PenaltiesApply(request)) return out;
 
   // Two sorted runs: generated ids (their run lengths are the frequency
   // counts), then prompt ids. Walking both visits each distinct id once, in

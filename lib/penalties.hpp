@@ -16,6 +16,10 @@ struct PenaltyOutcome {
   bool max_stale;    // a penalty lowered an id that held the maximum
 };
 
+// Whether steps 2 and 3 can change any logit: a repetition penalty with a
+// history, or frequency and presence penalties with generated ids.
+bool PenaltiesApply(const Request& request);
+
 // Applies the repetition, presence and frequency penalties to l (the widened
 // logits, whose maximum is max_before) in place. `scratch` is reused memory.
 // Errors are those of checks::Penalized for the lowest offending id.

@@ -107,14 +107,18 @@ size_t RowPieceLength(size_t n) {
 
 simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out, int threads) {
   const int team = Team(n, threads);
-  if (team == 1) return simd::WidenMax(x, n, l_out);
+  const auto widen = [&](size_t begin, size_t end) {
+    return l_out != nullptr ? simd::WidenMax(x + begin, end - begin, l_out + begin)
+                            : simd::CheckedMax(x + begin, end - begin);
+  };
+  if (team == 1) return widen(0, n);
   std::array<simd::WidenResult, kMaxTeam> parts;
   // A loop over the chunks, so that a smaller team (inside another
   // parallel region, say) still covers them all.
 #pragma omp parallel for num_threads(team)
   for (int t = 0; t < team; ++t) {
     const size_t begin = Bound(0, n, t, team), end = Bound(0, n, t + 1, team);
-    parts[static_cast<size_t>(t)] = simd::WidenMax(x + begin, end - begin, l_out + begin);
+    parts[static_cast<size_t>(t)] = widen(begin, end);
   }
   simd::WidenResult r{-INFINITY, false};
   for (int t = 0; t < team; ++t) {
@@ -124,10 +128,10 @@ simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out, int t
   return r;
 }
 
-RowSum ExpSumThreads(const double* l, size_t n, double divisor, double shift,
+RowSum ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift,
                      double* e_out, simd::ExpVariant v, int threads, double* prefix) {
   const int team = Team(n, threads);
-  if (team == 1) return {simd::ExpSum(l, n, divisor, shift, e_out, v), false};
+  if (team == 1) return {simd::ExpSum(src, n, divisor, shift, e_out, v), false};
   // Thread 0 computes and sums the head; the others compute the e values of
   // the rest piece by piece, each from the front of its range, and thread 0
   // adds each piece as soon as it is done. While it waits for one, thread 0
@@ -144,16 +148,16 @@ RowSum ExpSumThreads(const double* l, size_t n, double divisor, double shift,
   std::array<std::atomic<bool>, kMaxRowPieces> ready{};
   const auto compute = [&](size_t p) {
     const size_t begin = p * piece;
-    simd::ExpStore(l + begin, std::min(piece, n - begin), divisor, shift, e_out + begin,
-                   v);
+    simd::ExpStore(src.At(begin), std::min(piece, n - begin), divisor, shift,
+                   e_out + begin, v);
     ready[p].store(true, std::memory_order_release);
   };
   double z = 0.0;
   const auto lead = [&] {
     for (size_t p = 0; p < head; ++p) {
       prefix[p] = z;
-      z = simd::ExpSum(l + p * piece, std::min(piece, n - p * piece), divisor, shift,
-                       e_out + p * piece, v, z);
+      z = simd::ExpSum(src.At(p * piece), std::min(piece, n - p * piece), divisor,
+                       shift, e_out + p * piece, v, z);
     }
     for (int other = 1; other < team; ++other) {
       PieceRange& range = ranges[static_cast<size_t>(other)];
@@ -178,7 +182,7 @@ RowSum ExpSumThreads(const double* l, size_t n, double divisor, double shift,
   };
   // A smaller team than asked for: thread 0 does it all.
   if (!RunTeam(team, lead, help)) {
-    return {simd::ExpSum(l, n, divisor, shift, e_out, v), false};
+    return {simd::ExpSum(src, n, divisor, shift, e_out, v), false};
   }
   return {z, true};
 }

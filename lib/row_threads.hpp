@@ -9,6 +9,7 @@
 
 #include <cstddef>
 
+#include "simd/exp_sum.hpp"
 #include "simd/exp_variant.hpp"
 #include "simd/max.hpp"
 
@@ -20,7 +21,7 @@ inline constexpr size_t kMaxRowPieces = 512;
 // The length of a split row's pieces (the last may be shorter).
 size_t RowPieceLength(size_t n);
 
-// simd::WidenMax over chunks.
+// simd::WidenMax over chunks; l_out null: simd::CheckedMax.
 simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out,
                                   int threads);
 
@@ -31,7 +32,7 @@ struct RowSum {
   double z;
   bool prefixed;
 };
-RowSum ExpSumThreads(const double* l, size_t n, double divisor, double shift,
+RowSum ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift,
                      double* e_out, simd::ExpVariant v, int threads,
                      double* prefix);
 

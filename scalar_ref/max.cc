@@ -15,6 +15,17 @@ WidenResult WidenMax(const float* x, size_t n, double* l_out) {
   return r;
 }
 
+WidenResult CheckedMax(const float* x, size_t n) {
+  WidenResult r{-INFINITY, false};
+  for (size_t i = 0; i < n; ++i) {
+    const double l = static_cast<double>(x[i]);
+    r.bad |= !(l < INFINITY);  // NaN or +inf
+    if (l > r.max) r.max = l;
+  }
+  r.max += 0.0;
+  return r;
+}
+
 double Max(const double* l, size_t n) {
   double m = -INFINITY;
   for (size_t i = 0; i < n; ++i) {

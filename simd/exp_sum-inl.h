@@ -38,27 +38,39 @@ HWY_INLINE V Argument(V l, V divisor, V shift) {
   }
 }
 
+// A vector of logits from f64, or from f32 widened (exact).
+template <class D>
+HWY_INLINE hn::Vec<D> LoadLogits(D d, const double* l) {
+  return hn::LoadU(d, l);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> LoadLogits(D d, const float* x) {
+  return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), x));
+}
+
 // Applies `f` (vector to vector) to l[0, m) into e[0, m); e may equal l.
 // The last partial vector is padded with copies of its first element, whose
 // results are dropped, so padding never takes a slower path than real data.
-template <class D, class F>
-HWY_INLINE void Map(D d, const double* l, size_t m, double* e, const F& f) {
+template <class D, class T, class F>
+HWY_INLINE void Map(D d, const T* l, size_t m, double* e, const F& f) {
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
   for (; i + lanes <= m; i += lanes) {
-    hn::StoreU(f(hn::LoadU(d, l + i)), d, e + i);
+    hn::StoreU(f(LoadLogits(d, l + i)), d, e + i);
   }
   if (i == m) return;
   HWY_ALIGN double tail[hn::MaxLanes(D())];
-  for (size_t j = 0; j < lanes; ++j) tail[j] = l[i + (i + j < m ? j : 0)];
+  for (size_t j = 0; j < lanes; ++j) {
+    tail[j] = static_cast<double>(l[i + (i + j < m ? j : 0)]);
+  }
   hn::Store(f(hn::Load(d, tail)), d, tail);
   for (size_t j = 0; i + j < m; ++j) e[i + j] = tail[j];
 }
 
 // One block of e with the vector replica.
-template <bool kFused, bool kDivide, class D>
-HWY_INLINE void ReplicaBlock(D d, const double* l, size_t m, double divisor,
-                             double shift, double* e) {
+template <bool kFused, bool kDivide, class D, class T>
+HWY_INLINE void ReplicaBlock(D d, const T* l, size_t m, double divisor, double shift,
+                             double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
   Map(d, l, m, e, [&](hn::Vec<D> v) {
@@ -67,9 +79,9 @@ HWY_INLINE void ReplicaBlock(D d, const double* l, size_t m, double divisor,
 }
 
 // One block of e with std::exp; only the arguments are vectorised.
-template <bool kDivide, class D>
-HWY_INLINE void LibmBlock(D d, const double* l, size_t m, double divisor,
-                          double shift, double* e) {
+template <bool kDivide, class D, class T>
+HWY_INLINE void LibmBlock(D d, const T* l, size_t m, double divisor, double shift,
+                          double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
   Map(d, l, m, e,
@@ -78,9 +90,10 @@ HWY_INLINE void LibmBlock(D d, const double* l, size_t m, double divisor,
 }
 
 // Blocks of e (into e_out, or a stack buffer), each summed exactly onto z
-// (kSum), or only stored (a piece of a row split between threads).
-template <ExpVariant kVariant, bool kDivide, bool kSum, class D>
-HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n, double divisor,
+// (kSum), or only stored (a piece of a row split between threads). T is
+// double, or float for an f32 row widened on the way.
+template <ExpVariant kVariant, bool kDivide, bool kSum, class D, class T>
+HWY_NOINLINE double ExpSumBlocks(D d, const T* l, size_t n, double divisor,
                                  double shift, double* e_out, double z) {
   HWY_ALIGN double buffer[kBlock];
   for (size_t start = 0; start < n; start += kBlock) {
@@ -89,21 +102,30 @@ HWY_NOINLINE double ExpSumBlocks(D d, const double* l, size_t n, double divisor,
     if constexpr (kVariant == ExpVariant::libm) {
       LibmBlock<kDivide>(d, l + start, m, divisor, shift, e);
     } else {
-      ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(d, l + start, m,
-                                                           divisor, shift, e);
+      ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(d, l + start, m, divisor,
+                                                           shift, e);
     }
     if constexpr (kSum) z = AccumulateExact(d, z, e, m);
   }
   return z;
 }
 
+template <ExpVariant kVariant, bool kDivide, bool kSum, class D>
+HWY_INLINE double ExpSumSource(D d, ExpSource src, size_t n, double divisor,
+                               double shift, double* e_out, double z) {
+  if (src.x != nullptr) {
+    return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.x, n, divisor, shift, e_out, z);
+  }
+  return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.l, n, divisor, shift, e_out, z);
+}
+
 template <ExpVariant kVariant, bool kSum, class D>
-HWY_INLINE double ExpSumVariant(D d, const double* l, size_t n, double divisor,
+HWY_INLINE double ExpSumVariant(D d, ExpSource src, size_t n, double divisor,
                                 double shift, double* e_out, double z) {
   if (divisor == 1.0) {
-    return ExpSumBlocks<kVariant, false, kSum>(d, l, n, divisor, shift, e_out, z);
+    return ExpSumSource<kVariant, false, kSum>(d, src, n, divisor, shift, e_out, z);
   }
-  return ExpSumBlocks<kVariant, true, kSum>(d, l, n, divisor, shift, e_out, z);
+  return ExpSumSource<kVariant, true, kSum>(d, src, n, divisor, shift, e_out, z);
 }
 
 }  // namespace exp_sum_detail
@@ -123,20 +145,20 @@ HWY_INLINE ExpVariant VariantOnThisTarget(ExpVariant v) {
 }
 
 template <bool kSum, class D>
-double ExpSumKernel(D d, const double* l, size_t n, double divisor,
-                    double shift, double* e_out, ExpVariant v, double z) {
+double ExpSumKernel(D d, ExpSource src, size_t n, double divisor, double shift,
+                    double* e_out, ExpVariant v, double z) {
   using exp_sum_detail::ExpSumVariant;
   switch (VariantOnThisTarget(v)) {
     case ExpVariant::fused:
-      return ExpSumVariant<ExpVariant::fused, kSum>(d, l, n, divisor, shift, e_out,
-                                                    z);
+      return ExpSumVariant<ExpVariant::fused, kSum>(d, src, n, divisor, shift,
+                                                    e_out, z);
     case ExpVariant::unfused:
-      return ExpSumVariant<ExpVariant::unfused, kSum>(d, l, n, divisor, shift,
+      return ExpSumVariant<ExpVariant::unfused, kSum>(d, src, n, divisor, shift,
                                                       e_out, z);
     case ExpVariant::libm:
       break;
   }
-  return ExpSumVariant<ExpVariant::libm, kSum>(d, l, n, divisor, shift, e_out, z);
+  return ExpSumVariant<ExpVariant::libm, kSum>(d, src, n, divisor, shift, e_out, z);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -10,15 +10,15 @@
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 
-double ExpSumTarget(const double* l, size_t n, double divisor, double shift,
+double ExpSumTarget(ExpSource src, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v, double s) {
-  return ExpSumKernel<true>(hn::ScalableTag<double>(), l, n, divisor, shift,
+  return ExpSumKernel<true>(hn::ScalableTag<double>(), src, n, divisor, shift,
                             e_out, v, s);
 }
 
-void ExpStoreTarget(const double* l, size_t n, double divisor, double shift,
+void ExpStoreTarget(ExpSource src, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v) {
-  ExpSumKernel<false>(hn::ScalableTag<double>(), l, n, divisor, shift, e_out, v,
+  ExpSumKernel<false>(hn::ScalableTag<double>(), src, n, divisor, shift, e_out, v,
                       0.0);
 }
 
@@ -35,14 +35,14 @@ HWY_EXPORT(ExpSumTarget);
 HWY_EXPORT(ExpStoreTarget);
 HWY_EXPORT(ExpVariantOfTarget);
 
-double ExpSum(const double* l, size_t n, double divisor, double shift,
-              double* e_out, ExpVariant v, double s) {
-  return HWY_DYNAMIC_DISPATCH(ExpSumTarget)(l, n, divisor, shift, e_out, v, s);
+double ExpSum(ExpSource src, size_t n, double divisor, double shift, double* e_out,
+              ExpVariant v, double s) {
+  return HWY_DYNAMIC_DISPATCH(ExpSumTarget)(src, n, divisor, shift, e_out, v, s);
 }
 
-void ExpStore(const double* l, size_t n, double divisor, double shift,
-              double* e_out, ExpVariant v) {
-  HWY_DYNAMIC_DISPATCH(ExpStoreTarget)(l, n, divisor, shift, e_out, v);
+void ExpStore(ExpSource src, size_t n, double divisor, double shift, double* e_out,
+              ExpVariant v) {
+  HWY_DYNAMIC_DISPATCH(ExpStoreTarget)(src, n, divisor, shift, e_out, v);
 }
 
 ExpVariant TargetExpVariant(ExpVariant v) {

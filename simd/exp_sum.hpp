@@ -7,20 +7,36 @@
 
 namespace exactsample::simd {
 
+// The logits an exp pass reads: l, or (l null) the f32 row x, widened on
+// the way without being stored: spec step 1 for a softmax that is the only
+// step to need every logit.
+struct ExpSource {
+  const double* l = nullptr;
+  const float* x = nullptr;
+  // The same row from id i on.
+  ExpSource At(size_t i) const {
+    return l != nullptr ? ExpSource{l + i, nullptr} : ExpSource{nullptr, x + i};
+  }
+};
+
 // e[i] = exp(l[i] / divisor - shift), stored to e_out[i] when e_out is not
 // null, and returns Z = s + e[0] + e[1] + ... added strictly in ascending
 // order (s >= 0: the sum so far of a row computed in pieces), bit for bit
 // scalar_ref::ExpSum with `v`'s exp (pass ProcessExp().variant to match
-// std::exp). l[i] may be -inf (e = 0); shift
-// is finite and every l[i] / divisor - shift <= 0, so each e[i] is in [0, 1].
-// e_out may equal l (in place).
-double ExpSum(const double* l, size_t n, double divisor, double shift,
-              double* e_out, ExpVariant v, double s = 0.0);
+// std::exp). l[i] may be -inf (e = 0); shift is finite and every l[i] /
+// divisor - shift <= 0, so each e[i] is in [0, 1]. e_out may equal src.l
+// (in place).
+double ExpSum(ExpSource src, size_t n, double divisor, double shift, double* e_out,
+              ExpVariant v, double s = 0.0);
+inline double ExpSum(const double* l, size_t n, double divisor, double shift,
+                     double* e_out, ExpVariant v, double s = 0.0) {
+  return ExpSum(ExpSource{l, nullptr}, n, divisor, shift, e_out, v, s);
+}
 
 // The e values of ExpSum into e_out (not null) without their sum: the pieces
 // of a row that other threads compute while one thread sums.
-void ExpStore(const double* l, size_t n, double divisor, double shift,
-              double* e_out, ExpVariant v);
+void ExpStore(ExpSource src, size_t n, double divisor, double shift, double* e_out,
+              ExpVariant v);
 
 // The exp the dispatched target's kernels compute when the process's exp is
 // `v`: `v` itself, or libm per element for the fused variant on targets

@@ -46,6 +46,30 @@ WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
   return r;
 }
 
+// In f32 lanes, twice as many per vector: widening is exact and monotone,
+// so the f32 maximum widened is the f64 one.
+WidenResult CheckedMaxImpl(const float* x, size_t n) {
+  const hn::ScalableTag<float> df;
+  const size_t N = hn::Lanes(df);
+  const auto inf = hn::Set(df, INFINITY);
+  auto max0 = hn::Set(df, -INFINITY);
+  auto max1 = max0;
+  auto ok = hn::Eq(max0, max0);
+  size_t i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const auto v0 = hn::LoadU(df, x + i);
+    const auto v1 = hn::LoadU(df, x + i + N);
+    max0 = hn::Max(max0, v0);
+    max1 = hn::Max(max1, v1);
+    ok = hn::And(ok, hn::And(hn::Lt(v0, inf), hn::Lt(v1, inf)));
+  }
+  WidenResult r = scalar_ref::CheckedMax(x + i, n - i);
+  const double vmax = static_cast<double>(MaxLane(df, hn::Max(max0, max1)));
+  r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum
+  r.bad |= !hn::AllTrue(df, ok);
+  return r;
+}
+
 double MaxImpl(const double* l, size_t n) {
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);

@@ -11,11 +11,16 @@
 namespace exactsample::simd {
 
 HWY_EXPORT(WidenMaxImpl);
+HWY_EXPORT(CheckedMaxImpl);
 HWY_EXPORT(MaxImpl);
 HWY_EXPORT(FindFirstImpl);
 
 WidenResult WidenMax(const float* x, size_t n, double* l_out) {
   return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out);
+}
+
+WidenResult CheckedMax(const float* x, size_t n) {
+  return HWY_DYNAMIC_DISPATCH(CheckedMaxImpl)(x, n);
 }
 
 double Max(const double* l, size_t n) {

@@ -16,6 +16,9 @@ using scalar_ref::WidenResult;
 // every x is -inf) and whether some x is NaN or +inf (max is then unspecified).
 WidenResult WidenMax(const float* x, size_t n, double* l_out);
 
+// WidenMax without the widened row: the largest f64(x[i]) and the check.
+WidenResult CheckedMax(const float* x, size_t n);
+
 // The largest of l[0..n), n >= 1, no NaN; a zero maximum is +0.0.
 double Max(const double* l, size_t n);
 

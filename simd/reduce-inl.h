@@ -1,4 +1,4 @@
-// Horizontal max and min of f64 lanes. Highway 1.0.3's MaxOfLanes and
+// Horizontal max and min of f64 and f32 lanes. Highway 1.0.3's MaxOfLanes and
 // MinOfLanes on EMU128 (the portable target clang builds) clamp infinities
 // to the largest finite value, and -inf is a real logit; these read the
 // lanes instead, on every target alike.
@@ -17,19 +17,19 @@ namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 template <class D>
-double MaxLane(D d, hn::Vec<D> v) {
-  HWY_ALIGN double lanes[hn::MaxLanes(D())];
+hn::TFromD<D> MaxLane(D d, hn::Vec<D> v) {
+  HWY_ALIGN hn::TFromD<D> lanes[hn::MaxLanes(D())];
   hn::Store(v, d, lanes);
-  double m = lanes[0];
+  hn::TFromD<D> m = lanes[0];
   for (size_t j = 1; j < hn::Lanes(d); ++j) m = lanes[j] > m ? lanes[j] : m;
   return m;
 }
 
 template <class D>
-double MinLane(D d, hn::Vec<D> v) {
-  HWY_ALIGN double lanes[hn::MaxLanes(D())];
+hn::TFromD<D> MinLane(D d, hn::Vec<D> v) {
+  HWY_ALIGN hn::TFromD<D> lanes[hn::MaxLanes(D())];
   hn::Store(v, d, lanes);
-  double m = lanes[0];
+  hn::TFromD<D> m = lanes[0];
   for (size_t j = 1; j < hn::Lanes(d); ++j) m = lanes[j] < m ? lanes[j] : m;
   return m;
 }

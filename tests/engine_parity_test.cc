@@ -10,6 +10,7 @@
 
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
+#include "lib/standard_inputs.hpp"
 #include "tests/random_requests.hpp"
 #include "tests/test_util.hpp"
 
@@ -121,6 +122,39 @@ TEST(EngineParity, ThreadCountDoesNotChangeResults) {
       EXPECT_EQ(RunCase(c, Engine::fast, ws, Mode::plain, threads), one)
           << "threads " << threads << " " << Describe(c);
     }
+  }
+}
+
+// Temperature 1 with no penalty and no filter, where the fast engine reads
+// the f32 row in its max and exp passes and never stores it in f64:
+// random rows (with their histories and frequency and presence penalties
+// of zero, or a repetition penalty of 1), and rows whose maximum is a zero
+// of either sign first, on every target and for 1 to 3 threads.
+TEST(EngineParity, TemperatureOneWithoutFilters) {
+  Workspace ref_ws, fast_ws;
+  for (uint64_t seed = 90000; seed < 90060; ++seed) {
+    test::CaseMaker maker(seed);
+    test::RandomCase c = maker.Make(seed, 5000);
+    if (seed % 3 == 0) c.logits = StandardRow(40000 + 5000 * (seed % 20), seed);
+    c.params = SamplingParams{};
+    c.params.temperature = 1.0;
+    c.params.top_k = seed % 2 ? 0 : static_cast<int32_t>(c.logits.size());
+    if (seed % 4 == 1) {
+      // A zero maximum: its sign, from the first zero, reaches the logprob.
+      for (float& v : c.logits) v = std::min(v, -1.0f);
+      c.logits[seed % c.logits.size()] = seed % 8 == 1 ? -0.0f : 0.0f;
+      c.logits[(seed * 7) % c.logits.size()] = seed % 8 == 1 ? 0.0f : -0.0f;
+    }
+    const Outcome want = RunCase(c, Engine::reference, ref_ws);
+    for (const TargetInfo& t : compiled_targets()) {
+      if (!t.supported) continue;
+      ASSERT_TRUE(force_target(t.name));
+      for (int threads = 1; threads <= 3; ++threads) {
+        EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::plain, threads), want)
+            << t.name << " threads " << threads << " " << Describe(c);
+      }
+    }
+    ASSERT_TRUE(force_target(""));
   }
 }
 

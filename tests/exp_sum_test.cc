@@ -231,13 +231,56 @@ TEST(ExpSumTest, StoreWithoutSum) {
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
       std::vector<double> e(n + 1, -1.0);
-      ExpStore(l.data(), n, 0.7, shift, e.data(), v);
+      ExpStore({l.data()}, n, 0.7, shift, e.data(), v);
       for (size_t i = 0; i < n; ++i) {
         ASSERT_EQ(Bits(want[i]), Bits(e[i])) << hwy::TargetName(target) << " n " << n;
       }
       ASSERT_EQ(e[n], -1.0);
     }
     hwy::SetSupportedTargetsForTest(0);
+  }
+}
+
+// ExpSum and ExpStore reading an f32 row (with -inf), widened on the way:
+// the e values and Z of ExpSum over the widened row, for every variant on
+// every target, from 0 and from an earlier piece's sum.
+TEST(ExpSumTest, FromF32Row) {
+  Rng rng{21};
+  std::vector<size_t> lengths;
+  for (size_t n = 1; n <= 40; ++n) lengths.push_back(n);
+  for (size_t n : {511, 512, 513, 1025, 40000}) lengths.push_back(n);
+  for (ExpVariant v : {ExpVariant::fused, ExpVariant::unfused, ExpVariant::libm}) {
+    for (size_t n : lengths) {
+      Case c{"f32", NormalLogits(rng, n, 2.0), n % 3 ? 1.0 : 0.7};
+      for (size_t i = 0; i < n; ++i) {
+        c.l[i] = i % 7 == 3 ? -kInf : static_cast<float>(c.l[i]);
+      }
+      if (n % 7 == 4) c.l[0] = 0.0;  // a row whose maximum is zero
+      const std::vector<float> x(c.l.begin(), c.l.end());
+      double shift = -kInf;
+      for (double l : c.l) shift = std::max(shift, l / c.divisor);
+      if (shift == -kInf) continue;
+      const double s = n % 2 ? 0.0 : 1.25;
+      std::vector<double> want_e(n);
+      const double want = Reference(c, shift, v, want_e.data(), s);
+      for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        const std::string at = std::string(hwy::TargetName(target)) + " " +
+                               ToString(v) + " n " + std::to_string(n);
+        std::vector<double> e(n + 1, -1.0), stored(n + 1, -1.0);
+        const ExpSource src{nullptr, x.data()};
+        ASSERT_EQ(Bits(ExpSum(src, n, c.divisor, shift, e.data(), v, s)), Bits(want)) << at;
+        ASSERT_EQ(Bits(ExpSum(src, n, c.divisor, shift, nullptr, v, s)), Bits(want)) << at;
+        ExpStore(src, n, c.divisor, shift, stored.data(), v);
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(Bits(e[i]), Bits(want_e[i])) << at << " i " << i;
+          ASSERT_EQ(Bits(stored[i]), Bits(want_e[i])) << at << " i " << i;
+        }
+        ASSERT_EQ(e[n], -1.0);
+        ASSERT_EQ(stored[n], -1.0);
+      }
+      hwy::SetSupportedTargetsForTest(0);
+    }
   }
 }
 

@@ -37,8 +37,15 @@ void CheckWiden(const std::vector<float>& x, const std::string& what) {
   ASSERT_EQ(r.bad, r_ref.bad) << what;
   ASSERT_EQ(0, std::memcmp(l.data(), l_ref.data(), l.size() * sizeof(double)))
       << what;
+  // CheckedMax: the same maximum and check without the row.
+  const simd::WidenResult c = simd::CheckedMax(x.data(), x.size());
+  const scalar_ref::WidenResult c_ref = scalar_ref::CheckedMax(x.data(), x.size());
+  ASSERT_EQ(c.bad, r_ref.bad) << what;
+  ASSERT_EQ(c_ref.bad, r_ref.bad) << what;
   if (!r.bad) {
     ASSERT_EQ(Bits(r.max), Bits(r_ref.max)) << what;
+    ASSERT_EQ(Bits(c.max), Bits(r_ref.max)) << what;
+    ASSERT_EQ(Bits(c_ref.max), Bits(r_ref.max)) << what;
   }
 }
 
@@ -83,6 +90,7 @@ TEST_P(MaxTest, WidenMaxFlagsNanAndInfAnywhere) {
         ASSERT_TRUE(
             simd::WidenMax(x.data(), n, std::vector<double>(n).data()).bad)
             << what;
+        ASSERT_TRUE(simd::CheckedMax(x.data(), n).bad) << what;
       }
     }
   }

@@ -28,7 +28,7 @@ struct Split {
 
 Split SumInThreads(const test::Row& row, double shift, int threads) {
   Split s{std::vector<double>(row.l.size()), std::vector<double>(kMaxRowPieces + 1), {}};
-  s.sum = ExpSumThreads(row.l.data(), row.l.size(), row.divisor, shift, s.e.data(),
+  s.sum = ExpSumThreads({row.l.data()}, row.l.size(), row.divisor, shift, s.e.data(),
                         simd::ProcessExp().variant, threads, s.prefix.data());
   return s;
 }
