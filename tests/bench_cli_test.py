@@ -82,6 +82,11 @@ class BenchCliTest(cli_harness.TempDirTest):
         self.assertEqual([(r["engine"], r["iters"]) for r in rows], [("reference", 4)])
         rows = bench_json("--vocab", "2000", "--iters", "3", "--config", "floor-scalar")
         self.assertEqual([(r["engine"], r["target"]) for r in rows], [("scalar", "scalar")])
+        # A list of thread counts: a fast row per count, in the order given.
+        rows = bench_json("--vocab", "40000", "--iters", "3", "--config", "plain",
+                          "--engine", "fast", "--threads", "1,2,3")
+        self.assertEqual([(r["engine"], r["threads"]) for r in rows],
+                         [("fast", 1), ("fast", 2), ("fast", 3)])
 
     def test_every_supported_target(self):
         for target in supported_targets():
@@ -113,6 +118,13 @@ class BenchCliTest(cli_harness.TempDirTest):
         self.assertIn("floor-scalar/floor", out)
         for c in CONFIGS:
             self.assertRegex(out, rf"\n{c} +[12] +\d+\.\d\d +\d+\.\d\d\n")
+        # With a list of thread counts: a speed-up column per extra count.
+        status, out, err = bench("--vocab", "3000", "--iters", "3", "--engine", "fast",
+                                 "--threads", "1,2")
+        self.assertEqual(status, 0, err)
+        self.assertIn("median at 1 threads / median at N threads", out)
+        for c in CONFIGS:
+            self.assertRegex(out, rf"\n{c} +\d+\.\d\d\n")
 
     def test_bad_logits_files_exit_2(self):
         missing = self.path("missing.f32")
@@ -144,6 +156,7 @@ class BenchCliTest(cli_harness.TempDirTest):
                 (["--target", "NOSUCH"], "NOSUCH"),
                 (["--iters", "0"], "iters"),
                 (["--threads", "0"], "threads"),
+                (["--threads", "1,0"], "threads"),
                 (["--vocab", "0"], "vocab")]:
             status, _, err = bench(*args)
             self.assertEqual(status, 2, args)
