@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <type_traits>
+
 #include "hwy/highway.h"
 #include "simd/reduce-inl.h"
 #include "scalar_ref/max.hpp"
@@ -19,11 +21,24 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Two vectors per step: independent max chains hide the Max latency.
-WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
-  const hn::ScalableTag<double> d;
-  const hn::Rebind<float, decltype(d)> df;
+// The maximum of x[0, n) and whether some x is NaN or +inf, in lanes of
+// d's type: f64, widening x and storing it to l_out; or f32, twice as many
+// per vector and nothing stored (widening is exact and monotone, so the f32
+// maximum widened is the f64 one). Two vectors per step: independent max
+// chains hide the Max latency.
+template <class D>
+WidenResult MaxAndCheck(D d, const float* x, size_t n, double* l_out) {
+  constexpr bool kWiden = std::is_same_v<hn::TFromD<D>, double>;
   const size_t N = hn::Lanes(d);
+  const auto load = [&](size_t at) {
+    if constexpr (kWiden) {
+      const auto v = hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), x + at));
+      hn::StoreU(v, d, l_out + at);
+      return v;
+    } else {
+      return hn::LoadU(d, x + at);
+    }
+  };
   const auto inf = hn::Set(d, INFINITY);
   auto max0 = hn::Set(d, -INFINITY);
   auto max1 = max0;
@@ -31,43 +46,26 @@ WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
   auto ok = hn::Eq(max0, max0);
   size_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
-    const auto v0 = hn::PromoteTo(d, hn::LoadU(df, x + i));
-    const auto v1 = hn::PromoteTo(d, hn::LoadU(df, x + i + N));
-    hn::StoreU(v0, d, l_out + i);
-    hn::StoreU(v1, d, l_out + i + N);
+    const auto v0 = load(i);
+    const auto v1 = load(i + N);
     max0 = hn::Max(max0, v0);
     max1 = hn::Max(max1, v1);
     ok = hn::And(ok, hn::And(hn::Lt(v0, inf), hn::Lt(v1, inf)));
   }
-  WidenResult r = scalar_ref::WidenMax(x + i, n - i, l_out + i);
-  const double vmax = MaxLane(d, hn::Max(max0, max1));
+  WidenResult r = kWiden ? scalar_ref::WidenMax(x + i, n - i, l_out + i)
+                         : scalar_ref::CheckedMax(x + i, n - i);
+  const double vmax = static_cast<double>(MaxLane(d, hn::Max(max0, max1)));
   r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum
   r.bad |= !hn::AllTrue(d, ok);
   return r;
 }
 
-// In f32 lanes, twice as many per vector: widening is exact and monotone,
-// so the f32 maximum widened is the f64 one.
+WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
+  return MaxAndCheck(hn::ScalableTag<double>(), x, n, l_out);
+}
+
 WidenResult CheckedMaxImpl(const float* x, size_t n) {
-  const hn::ScalableTag<float> df;
-  const size_t N = hn::Lanes(df);
-  const auto inf = hn::Set(df, INFINITY);
-  auto max0 = hn::Set(df, -INFINITY);
-  auto max1 = max0;
-  auto ok = hn::Eq(max0, max0);
-  size_t i = 0;
-  for (; i + 2 * N <= n; i += 2 * N) {
-    const auto v0 = hn::LoadU(df, x + i);
-    const auto v1 = hn::LoadU(df, x + i + N);
-    max0 = hn::Max(max0, v0);
-    max1 = hn::Max(max1, v1);
-    ok = hn::And(ok, hn::And(hn::Lt(v0, inf), hn::Lt(v1, inf)));
-  }
-  WidenResult r = scalar_ref::CheckedMax(x + i, n - i);
-  const double vmax = static_cast<double>(MaxLane(df, hn::Max(max0, max1)));
-  r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum
-  r.bad |= !hn::AllTrue(df, ok);
-  return r;
+  return MaxAndCheck(hn::ScalableTag<float>(), x, n, nullptr);
 }
 
 double MaxImpl(const double* l, size_t n) {
