@@ -20,11 +20,12 @@ inline constexpr double kGridMin = 0x1p-900;
 // multiple of 1/2 (meaningful when units is below 2^53). Any running sum in
 // that binade, if the count keeps it there and has no tie, advances over the
 // terms by units * u, exactly as adding them one by one would. grid 0 is no
-// grid: such a count never applies.
+// grid ({} is that count): such a count never applies. No member
+// initializers, so an array of counts costs nothing until filled.
 struct GridCount {
-  double grid = 0.0;
-  double units = 0.0;
-  bool tie = false;
+  double grid;
+  double units;
+  bool tie;
 };
 
 // s + e[0] + ... + e[n-1], added in this order; finite e[i] >= 0.
