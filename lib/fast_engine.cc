@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lib/cdf_from_sums.hpp"
 #include "lib/checks.hpp"
 #include "lib/penalties.hpp"
 #include "lib/row_threads.hpp"
@@ -35,6 +36,18 @@ struct KeptSet {
     return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);
   }
 };
+
+// Steps 9 to 11 for draw u: from the running sums of e when they decide it,
+// else by the walk.
+size_t Draw(const KeptSet& kept, double u) {
+  if (kept.prefix != nullptr) {
+    if (const auto hit = InverseCdfFromSums(kept.e, kept.n, kept.z, u, kept.prefix,
+                                            RowPieceLength(kept.n))) {
+      return *hit;
+    }
+  }
+  return simd::InverseCdf(kept.e, kept.n, kept.z, u);
+}
 
 // The most ids a compact K holds: beyond it, compaction would cost more
 // than it saves and push the workspace past ~24 bytes per vocabulary entry.
@@ -168,14 +181,13 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   // temperature 1 without top-k its e values also serve steps 7 to 9; else,
   // without the logprob, nothing needs it.
   const simd::ExpVariant variant = simd::ProcessExp().variant;
-  const RowSum all =
+  const double z_all =
       logprob || reuse_e
           ? ExpSumThreads(f32_only ? simd::ExpSource{nullptr, x} : simd::ExpSource{l},
                           vocab, 1.0, max_logit,
                           reuse_e || threads > 1 ? ws.e.data() : nullptr, variant,
                           threads, ws.prefix.data())
-          : RowSum{NAN, false};
-  const double z_all = all.z;
+          : NAN;
   const double log_z_all = logprob ? std::log(z_all) : NAN;
   const auto token = [&](size_t id) {
     return Token{static_cast<int32_t>(id),
@@ -200,12 +212,10 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
   if (top_k) {
     kept = TopKSet(l, vocab, p, max_tempered, variant, threads, ws);
   } else {
-    const RowSum tempered =
-        reuse_e ? all
-                : ExpSumThreads({l}, vocab, p.temperature, max_tempered, kept.e,
-                                variant, threads, ws.prefix.data());
-    kept.z = tempered.z;
-    if (tempered.prefixed) kept.prefix = ws.prefix.data();
+    kept.z = reuse_e ? z_all
+                     : ExpSumThreads({l}, vocab, p.temperature, max_tempered, kept.e,
+                                     variant, threads, ws.prefix.data());
+    kept.prefix = ws.prefix.data();
   }
   if (trace != nullptr && top_k) {
     trace->kept_top_k = ws.top;
@@ -270,8 +280,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws
 
   // Steps 9 to 11: q = e / Z inside the walk, one draw.
   const double u = rng.uniform_f64();
-  const size_t chosen =
-      InverseCdfThreads(kept.e, kept.n, kept.z, u, threads, kept.prefix);
+  const size_t chosen = Draw(kept, u);
   if (trace != nullptr) {
     double c = 0.0;
     for (size_t j = 0; j <= chosen; ++j) c += kept.e[j] / kept.z;

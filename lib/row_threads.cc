@@ -10,7 +10,6 @@
 #include <optional>
 #include <thread>
 
-#include "simd/cdf.hpp"
 #include "simd/exact_sum.hpp"
 #include "simd/exp_sum.hpp"
 
@@ -55,20 +54,15 @@ class PieceRange {
   void Reset(size_t front, size_t back) {
     word_.store(uint64_t{front} << 32 | back, std::memory_order_relaxed);
   }
-  std::optional<size_t> TakeFront() { return Take(true, kAny); }
-  std::optional<size_t> TakeBack() { return Take(false, kAny); }
-  // Takes piece p if it is the front one.
-  bool TakeFrontIf(size_t p) { return Take(true, p).has_value(); }
-  // Leaves nothing to take.
-  void Close() { word_.store(0, std::memory_order_relaxed); }
+  std::optional<size_t> TakeFront() { return Take(true); }
+  std::optional<size_t> TakeBack() { return Take(false); }
 
  private:
-  static constexpr size_t kAny = ~size_t{0};
-  std::optional<size_t> Take(bool front_end, size_t only) {
+  std::optional<size_t> Take(bool front_end) {
     uint64_t word = word_.load(std::memory_order_relaxed);
     for (;;) {
       const uint64_t front = word >> 32, back = word & 0xffffffffu;
-      if (front >= back || (only != kAny && front != only)) return std::nullopt;
+      if (front >= back) return std::nullopt;
       const uint64_t next =
           front_end ? (front + 1) << 32 | back : front << 32 | (back - 1);
       if (word_.compare_exchange_weak(word, next, std::memory_order_relaxed)) {
@@ -128,17 +122,30 @@ simd::WidenResult WidenMaxThreads(const float* x, size_t n, double* l_out, int t
   return r;
 }
 
-RowSum ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift,
+double ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift,
                      double* e_out, simd::ExpVariant v, int threads, double* prefix) {
+  const size_t piece = RowPieceLength(n);
+  const size_t pieces = (n + piece - 1) / piece;
+  double z = 0.0;
+  // Pieces [from, to) computed and summed onto z by the calling thread.
+  const auto sum_pieces = [&](size_t from, size_t to) {
+    for (size_t p = from; p < to; ++p) {
+      prefix[p] = z;
+      z = simd::ExpSum(src.At(p * piece), std::min(piece, n - p * piece), divisor,
+                       shift, e_out != nullptr ? e_out + p * piece : nullptr, v, z);
+    }
+  };
   const int team = Team(n, threads);
-  if (team == 1) return {simd::ExpSum(src, n, divisor, shift, e_out, v), false};
+  if (team == 1) {
+    sum_pieces(0, pieces);
+    prefix[pieces] = z;
+    return z;
+  }
   // Thread 0 computes and sums the head; the others compute the e values of
   // the rest piece by piece, each from the front of its range, and thread 0
   // adds each piece as soon as it is done. While it waits for one, thread 0
   // computes a piece from the back of that range itself: a helper that runs
   // late or a head that ends early costs no idle time.
-  const size_t piece = RowPieceLength(n);
-  const size_t pieces = (n + piece - 1) / piece;
   const size_t head = Head(pieces, team);
   std::array<PieceRange, kMaxTeam> ranges;
   for (int t = 1; t < team; ++t) {
@@ -152,13 +159,8 @@ RowSum ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
                    e_out + begin, v);
     ready[p].store(true, std::memory_order_release);
   };
-  double z = 0.0;
   const auto lead = [&] {
-    for (size_t p = 0; p < head; ++p) {
-      prefix[p] = z;
-      z = simd::ExpSum(src.At(p * piece), std::min(piece, n - p * piece), divisor,
-                       shift, e_out + p * piece, v, z);
-    }
+    sum_pieces(0, head);
     for (int other = 1; other < team; ++other) {
       PieceRange& range = ranges[static_cast<size_t>(other)];
       const size_t end = Bound(head, pieces, other, team - 1);
@@ -174,7 +176,6 @@ RowSum ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
         z = simd::AccumulateExact(z, e_out + p * piece, std::min(piece, n - p * piece));
       }
     }
-    prefix[pieces] = z;
   };
   const auto help = [&](int t) {
     PieceRange& range = ranges[static_cast<size_t>(t)];
@@ -182,58 +183,11 @@ RowSum ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
   };
   // A smaller team than asked for: thread 0 does it all.
   if (!RunTeam(team, lead, help)) {
-    return {simd::ExpSum(src, n, divisor, shift, e_out, v), false};
+    z = 0.0;
+    sum_pieces(0, pieces);
   }
-  return {z, true};
-}
-
-size_t InverseCdfThreads(const double* e, size_t n, double z, double u, int threads,
-                         const double* prefix) {
-  const int team = Team(n, threads);
-  if (team == 1 || prefix == nullptr) return simd::InverseCdf(e, n, z, u);
-  // The walk is expected to stop in the first piece whose prefix of e passes
-  // u Z. Thread 0 walks from the first piece on while the others count the
-  // pieces before that one, from the last backwards, each on the grid of the
-  // running sum prefix / Z the walk should reach it with. Thread 0 steps
-  // over the pieces counted by the time it reaches them and walks the
-  // others, so the two meet wherever their speeds put them. A wrong plan
-  // costs time only: the walk checks every count and walks what it cannot
-  // step over.
-  const size_t piece = RowPieceLength(n);
-  const size_t pieces = (n + piece - 1) / piece;
-  size_t crossing = 0;
-  while (crossing < pieces && prefix[crossing + 1] <= u * z) ++crossing;
-  PieceRange uncounted;
-  uncounted.Reset(0, crossing);
-  std::array<simd::GridCount, kMaxRowPieces> counts;
-  std::array<std::atomic<bool>, kMaxRowPieces> ready{};
-  const auto length = [&](size_t p) { return std::min(piece, n - p * piece); };
-  size_t hit = n;
-  const auto lead = [&] {
-    double c = 0.0;
-    for (size_t p = 0; hit == n && p < pieces; ++p) {
-      const simd::GridCount* count = nullptr;
-      // A piece that a helper has taken: its count, once ready.
-      while (p < crossing && !uncounted.TakeFrontIf(p)) {
-        if (ready[p].load(std::memory_order_acquire)) {
-          count = &counts[p];
-          break;
-        }
-        std::this_thread::yield();
-      }
-      const size_t at = simd::WalkCdf(e + p * piece, length(p), z, u, c, piece, count);
-      if (at < length(p)) hit = p * piece + at;
-    }
-    uncounted.Close();  // the helpers stop after their current piece
-  };
-  const auto help = [&](int) {
-    while (const auto p = uncounted.TakeBack()) {
-      counts[*p] = simd::CountQuotients(e + *p * piece, length(*p), z, prefix[*p] / z);
-      ready[*p].store(true, std::memory_order_release);
-    }
-  };
-  if (!RunTeam(team, lead, help)) return simd::InverseCdf(e, n, z, u);
-  return hit < n ? hit : simd::LastPositive(e, n, z);
+  prefix[pieces] = z;
+  return z;
 }
 
 }  // namespace exactsample

@@ -99,42 +99,17 @@ struct QuotientTerms {
   }
 };
 
-inline GridCount CountQuotientsImpl(const double* e, size_t n, double z,
-                                    double guess) {
-  if (!GridReady(guess)) return {};
-  return CountTerms(hn::ScalableTag<double>(), QuotientTerms{e, z}, 0, n, guess);
-}
-
-inline size_t WalkCdfImpl(const double* e, size_t n, double z, double u, double* c,
-                          size_t piece, const GridCount* counts) {
+inline size_t InverseCdfImpl(const double* e, size_t n, double z, double u) {
   const hn::ScalableTag<double> d;
   // For doubles, u < c exactly when c >= the next double above u.
   const double target = std::nextafter(u, INFINITY);
-  if (counts == nullptr) return WalkToTarget(d, *c, QuotientTerms{e, z}, n, target);
-  for (size_t begin = 0, k = 0; begin < n; begin += piece, ++k) {
-    const size_t m = HWY_MIN(piece, n - begin);
-    double c_end;
-    if (ApplyGridCount(*c, counts[k], &c_end) && c_end < target) {
-      *c = c_end;  // c only grows, so no term inside reached the target
-      continue;
-    }
-    const size_t hit = WalkToTarget(d, *c, QuotientTerms{e + begin, z}, m, target);
-    if (hit < m) return begin + hit;
-  }
-  return n;
-}
-
-inline size_t LastPositiveImpl(const double* e, size_t n, double z) {
+  double c = 0.0;
+  const size_t hit = WalkToTarget(d, c, QuotientTerms{e, z}, n, target);
+  if (hit < n) return hit;
   for (size_t i = n; i-- > 0;) {
     if (e[i] / z > 0) return i;
   }
   return n;
-}
-
-inline size_t InverseCdfImpl(const double* e, size_t n, double z, double u) {
-  double c = 0.0;
-  const size_t hit = WalkCdfImpl(e, n, z, u, &c, 0, nullptr);
-  return hit < n ? hit : LastPositiveImpl(e, n, z);
 }
 
 }  // namespace exactsample::simd::HWY_NAMESPACE

@@ -12,25 +12,9 @@
 namespace exactsample::simd {
 
 HWY_EXPORT(InverseCdfImpl);
-HWY_EXPORT(CountQuotientsImpl);
-HWY_EXPORT(WalkCdfImpl);
-HWY_EXPORT(LastPositiveImpl);
 
 size_t InverseCdf(const double* e, size_t n, double z, double u) {
   return HWY_DYNAMIC_DISPATCH(InverseCdfImpl)(e, n, z, u);
-}
-
-GridCount CountQuotients(const double* e, size_t n, double z, double guess) {
-  return HWY_DYNAMIC_DISPATCH(CountQuotientsImpl)(e, n, z, guess);
-}
-
-size_t WalkCdf(const double* e, size_t n, double z, double u, double& c,
-               size_t piece, const GridCount* counts) {
-  return HWY_DYNAMIC_DISPATCH(WalkCdfImpl)(e, n, z, u, &c, piece, counts);
-}
-
-size_t LastPositive(const double* e, size_t n, double z) {
-  return HWY_DYNAMIC_DISPATCH(LastPositiveImpl)(e, n, z);
 }
 
 }  // namespace exactsample::simd

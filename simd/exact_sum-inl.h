@@ -33,12 +33,29 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
-#include "simd/exact_sum.hpp"
 #include "simd/reduce-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// Below this running sum the grid argument is not used: it keeps u and 1/u
+// normal powers of two (u >= 2^-952, 1/u <= 2^952), so the scaling
+// x_j = q_j * (1/u) is exact or overflows to +inf, which fails the binade
+// test.
+inline constexpr double kGridMin = 0x1p-900;
+
+// Terms q_j >= 0 measured on the grid of a running sum `grid` in the binade
+// [2^k, 2^(k+1)) with ulp u = 2^(k-52): units = sum of round_half_even(q_j /
+// u) (exact below 2^53, else at least 2^53), tie = some q_j / u is an odd
+// multiple of 1/2 (meaningful when units is below 2^53). Any running sum in
+// that binade, if the count keeps it there and has no tie, advances over the
+// terms by units * u, exactly as adding them one by one would.
+struct GridCount {
+  double grid;
+  double units;
+  bool tie;
+};
 
 // Blocks tried as one grid step by the walks, and the size below which a
 // failing block is added one term at a time instead of split again.
@@ -136,7 +153,6 @@ GridCount CountTerms(D d, const Terms& q, size_t begin, size_t end, double grid)
 // the exact sequential result when s is GridReady in the binade the count
 // was taken on, no term was a tie and the sum stays in the binade.
 inline bool ApplyGridCount(double s, const GridCount& count, double* s_end) {
-  // A count on no grid (grid 0) has biased exponent 0, which no GridReady s has.
   if (!GridReady(s) || GridOf(s).biased != GridOf(count.grid).biased) return false;
   const Grid g = GridOf(s);
   const double m = s * g.inv_u;            // exact: an integer below 2^53

@@ -16,6 +16,10 @@ double AccumulateExactImpl(double s, const double* e, size_t n) {
   return AccumulateExact(hn::ScalableTag<double>(), s, e, n);
 }
 
+size_t AccumulateUntilImpl(double* s, const double* e, size_t n, double target) {
+  return WalkToTarget(hn::ScalableTag<double>(), *s, ContiguousTerms{e}, n, target);
+}
+
 }  // namespace exactsample::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -23,9 +27,14 @@ HWY_AFTER_NAMESPACE();
 namespace exactsample::simd {
 
 HWY_EXPORT(AccumulateExactImpl);
+HWY_EXPORT(AccumulateUntilImpl);
 
 double AccumulateExact(double s, const double* e, size_t n) {
   return HWY_DYNAMIC_DISPATCH(AccumulateExactImpl)(s, e, n);
+}
+
+size_t AccumulateUntil(double& s, const double* e, size_t n, double target) {
+  return HWY_DYNAMIC_DISPATCH(AccumulateUntilImpl)(&s, e, n, target);
 }
 
 double ExactSum(const double* e, size_t n) {

@@ -209,6 +209,47 @@ TEST(ExactSumTest, MatchesSequentialSumOnManyShapes) {
   }
 }
 
+// AccumulateUntil against its twin: the index and the running sum where
+// each stops, for targets on a partial sum of the twin, just above and
+// below one, anywhere between start and end, and beyond the end.
+TEST(ExactSumTest, AccumulateUntilMatchesSequentialWalk) {
+  Rng rng(20240601);
+  for (int batch = 0; batch < 20; ++batch) {
+    std::vector<Case> cases(1000);
+    std::vector<double> targets(cases.size());
+    std::vector<size_t> want_at(cases.size());
+    std::vector<double> want_s(cases.size());
+    for (size_t k = 0; k < cases.size(); ++k) {
+      Case& c = cases[k];
+      c.e = MakeTerms(rng, static_cast<Shape>((batch * 1000 + k) % kShapes), MakeLength(rng));
+      c.s = MakeStart(rng);
+      double end = c.s;
+      std::vector<double> partial;
+      for (double v : c.e) partial.push_back(end += v);
+      const double on = partial.empty() ? end : partial[rng() % partial.size()];
+      switch (rng() % 5) {
+        case 0: targets[k] = on; break;
+        case 1: targets[k] = std::nextafter(on, INFINITY); break;
+        case 2: targets[k] = std::nextafter(on, -INFINITY); break;
+        case 3: targets[k] = Uniform(rng, 0.0, 1.0) * end; break;
+        default: targets[k] = end < INFINITY ? std::nextafter(end, INFINITY) : end;
+      }
+      want_s[k] = c.s;
+      want_at[k] = scalar_ref::AccumulateUntil(want_s[k], c.e.data(), c.e.size(), targets[k]);
+    }
+    test::ForEachTarget([&](int64_t target) {
+      for (size_t k = 0; k < cases.size(); ++k) {
+        double s = cases[k].s;
+        const size_t at =
+            simd::AccumulateUntil(s, cases[k].e.data(), cases[k].e.size(), targets[k]);
+        ASSERT_EQ(at, want_at[k]) << hwy::TargetName(target) << " batch " << batch
+                                  << " case " << k << " target " << targets[k];
+        ASSERT_EQ(Bits(s), Bits(want_s[k])) << hwy::TargetName(target) << " case " << k;
+      }
+    });
+  }
+}
+
 // Hand-made edges of the grid argument.
 TEST(ExactSumTest, Edges) {
   const double ulp1 = 0x1p-52;
