@@ -6,7 +6,6 @@
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <cstdint>
 #include <optional>
 #include <thread>
 
@@ -46,31 +45,22 @@ size_t Head(size_t pieces, int team) {
   return static_cast<size_t>(static_cast<double>(pieces) * share + 0.5);
 }
 
-// The pieces [front, back) of a range that no thread has claimed yet, in
-// one atomic word, so that threads taking from either end never take the
-// same piece.
+// The pieces [next, end) of a range that no thread has claimed yet; each
+// Take() claims the first of them, so no two threads take the same piece.
 class PieceRange {
  public:
-  void Reset(size_t front, size_t back) {
-    word_.store(uint64_t{front} << 32 | back, std::memory_order_relaxed);
+  void Reset(size_t begin, size_t end) {
+    next_.store(begin, std::memory_order_relaxed);
+    end_ = end;
   }
-  std::optional<size_t> TakeFront() { return Take(true); }
-  std::optional<size_t> TakeBack() { return Take(false); }
+  std::optional<size_t> Take() {
+    const size_t p = next_.fetch_add(1, std::memory_order_relaxed);
+    return p < end_ ? std::optional<size_t>(p) : std::nullopt;
+  }
 
  private:
-  std::optional<size_t> Take(bool front_end) {
-    uint64_t word = word_.load(std::memory_order_relaxed);
-    for (;;) {
-      const uint64_t front = word >> 32, back = word & 0xffffffffu;
-      if (front >= back) return std::nullopt;
-      const uint64_t next =
-          front_end ? (front + 1) << 32 | back : front << 32 | (back - 1);
-      if (word_.compare_exchange_weak(word, next, std::memory_order_relaxed)) {
-        return front_end ? front : back - 1;
-      }
-    }
-  }
-  std::atomic<uint64_t> word_{0};
+  std::atomic<size_t> next_{0};
+  size_t end_ = 0;
 };
 
 // Runs lead() on thread 0 and help(t) on threads 1 to team - 1 of one
@@ -142,10 +132,11 @@ double ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
     return z;
   }
   // Thread 0 computes and sums the head; the others compute the e values of
-  // the rest piece by piece, each from the front of its range, and thread 0
+  // the rest piece by piece, each in the order of its range, and thread 0
   // adds each piece as soon as it is done. While it waits for one, thread 0
-  // computes a piece from the back of that range itself: a helper that runs
-  // late or a head that ends early costs no idle time.
+  // takes the next unclaimed piece of that range itself: a helper that runs
+  // late or a head that ends early costs no idle time, and the call ends
+  // about one piece after the helper's last.
   const size_t head = Head(pieces, team);
   std::array<PieceRange, kMaxTeam> ranges;
   for (int t = 1; t < team; ++t) {
@@ -166,7 +157,7 @@ double ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
       const size_t end = Bound(head, pieces, other, team - 1);
       for (size_t p = Bound(head, pieces, other - 1, team - 1); p < end; ++p) {
         while (!ready[p].load(std::memory_order_acquire)) {
-          if (const auto q = range.TakeBack()) {
+          if (const auto q = range.Take()) {
             compute(*q);
           } else {
             std::this_thread::yield();
@@ -179,7 +170,7 @@ double ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
   };
   const auto help = [&](int t) {
     PieceRange& range = ranges[static_cast<size_t>(t)];
-    while (const auto p = range.TakeFront()) compute(*p);
+    while (const auto p = range.Take()) compute(*p);
   };
   // A smaller team than asked for: thread 0 does it all.
   if (!RunTeam(team, lead, help)) {
