@@ -17,8 +17,9 @@ namespace {
 
 // Below this a row is not worth a team of threads.
 constexpr size_t kMinPerThread = 16384;
-// The unit of a split row's work: long enough for the exact sum's blocks,
-// short enough that the thread waiting for a piece rarely waits long.
+// The exp-sum pass's pieces, split between threads or not: long enough for
+// the exact sum's blocks, short enough that the thread waiting for a piece
+// rarely waits long and that step 11 sums little of one.
 constexpr size_t kPiece = 4096;
 
 // The most threads one row is split across: their per-thread state lives
@@ -116,13 +117,14 @@ double ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
                      double* e_out, simd::ExpVariant v, int threads, double* prefix) {
   const size_t piece = RowPieceLength(n);
   const size_t pieces = (n + piece - 1) / piece;
+  const auto length = [&](size_t p) { return std::min(piece, n - p * piece); };
   double z = 0.0;
   // Pieces [from, to) computed and summed onto z by the calling thread.
   const auto sum_pieces = [&](size_t from, size_t to) {
     for (size_t p = from; p < to; ++p) {
       prefix[p] = z;
-      z = simd::ExpSum(src.At(p * piece), std::min(piece, n - p * piece), divisor,
-                       shift, e_out != nullptr ? e_out + p * piece : nullptr, v, z);
+      z = simd::ExpSum(src.At(p * piece), length(p), divisor, shift,
+                       e_out != nullptr ? e_out + p * piece : nullptr, v, z);
     }
   };
   const int team = Team(n, threads);
@@ -145,9 +147,7 @@ double ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
   }
   std::array<std::atomic<bool>, kMaxRowPieces> ready{};
   const auto compute = [&](size_t p) {
-    const size_t begin = p * piece;
-    simd::ExpStore(src.At(begin), std::min(piece, n - begin), divisor, shift,
-                   e_out + begin, v);
+    simd::ExpStore(src.At(p * piece), length(p), divisor, shift, e_out + p * piece, v);
     ready[p].store(true, std::memory_order_release);
   };
   const auto lead = [&] {
@@ -164,7 +164,7 @@ double ExpSumThreads(simd::ExpSource src, size_t n, double divisor, double shift
           }
         }
         prefix[p] = z;
-        z = simd::AccumulateExact(z, e_out + p * piece, std::min(piece, n - p * piece));
+        z = simd::AccumulateExact(z, e_out + p * piece, length(p));
       }
     }
   };

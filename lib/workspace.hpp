@@ -20,7 +20,7 @@ struct Workspace::Impl {
   std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
   std::vector<double> top_l;     // top-p's candidates), their penalised
   std::vector<double> top_e;     // logits and e values
-  std::vector<double> prefix;    // running sums of e at a split row's pieces
+  std::vector<double> prefix;    // running sums of e at the exp-sum pass's pieces
 
   // The same scratch as the int32 ids TopK keeps (signed and unsigned
   // views of one object may alias).

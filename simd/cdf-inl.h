@@ -38,7 +38,7 @@ struct QuotientTerms {
   GridCount Count(D d, size_t begin, size_t end, double grid) const {
     const double scale = (1.0 / z) * GridOf(grid).inv_u;
     const bool reciprocal = std::isnormal(1.0 / z) && std::isnormal(scale);
-    GridCount total{grid, 0.0, false};
+    GridCount total{0.0, false};
     for (size_t at = begin; at < end; at += kGridBlock) {
       const size_t stop = HWY_MIN(end, at + kGridBlock);
       double units;

@@ -45,14 +45,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 // test.
 inline constexpr double kGridMin = 0x1p-900;
 
-// Terms q_j >= 0 measured on the grid of a running sum `grid` in the binade
+// Terms q_j >= 0 measured on the grid of a running sum in the binade
 // [2^k, 2^(k+1)) with ulp u = 2^(k-52): units = sum of round_half_even(q_j /
 // u) (exact below 2^53, else at least 2^53), tie = some q_j / u is an odd
 // multiple of 1/2 (meaningful when units is below 2^53). Any running sum in
 // that binade, if the count keeps it there and has no tie, advances over the
 // terms by units * u, exactly as adding them one by one would.
 struct GridCount {
-  double grid;
   double units;
   bool tie;
 };
@@ -135,7 +134,7 @@ GridCount CountOnGrid(D d, const Terms& q, size_t begin, size_t end, double grid
     sum += n;
     dev = std::max(dev, std::abs(x - n));
   }
-  return {grid, sum, dev == 0.5};
+  return {sum, dev == 0.5};
 }
 
 // CountOnGrid(d, q, ...), or the terms' own way of counting when they have
@@ -149,26 +148,20 @@ GridCount CountTerms(D d, const Terms& q, size_t begin, size_t end, double grid)
   }
 }
 
-// Adds counted terms to s (in any order): returns true and sets *s_end to
-// the exact sequential result when s is GridReady in the binade the count
-// was taken on, no term was a tie and the sum stays in the binade.
-inline bool ApplyGridCount(double s, const GridCount& count, double* s_end) {
-  if (!GridReady(s) || GridOf(s).biased != GridOf(count.grid).biased) return false;
-  const Grid g = GridOf(s);
-  const double m = s * g.inv_u;            // exact: an integer below 2^53
-  const double limit = (0x1p53 - 1) - m;   // exact: both integers below 2^53
-  if (!(count.units <= limit) || count.tie) return false;
-  *s_end = (m + count.units) * g.u;  // exact: an integer below 2^53 times 2^k
-  return true;
-}
-
 // Tries the terms [begin, end) as one step on s's grid (requires
 // GridReady(s)). Returns true and sets *s_end to the exact result of adding
-// them to s sequentially (in any order) when the grid argument holds.
+// them to s sequentially (in any order) when no term is a tie and the sum
+// stays in s's binade.
 template <class D, class Terms>
 bool TryGridBlock(D d, double s, const Terms& q, size_t begin, size_t end,
                   double* s_end) {
-  return ApplyGridCount(s, CountTerms(d, q, begin, end, s), s_end);
+  const GridCount count = CountTerms(d, q, begin, end, s);
+  const Grid g = GridOf(s);
+  const double m = s * g.inv_u;           // exact: an integer below 2^53
+  const double limit = (0x1p53 - 1) - m;  // exact: both integers below 2^53
+  if (!(count.units <= limit) || count.tie) return false;
+  *s_end = (m + count.units) * g.u;  // exact: an integer below 2^53 times 2^k
+  return true;
 }
 
 // Adds q[begin..end) to s in order, stopping at the first i where s >= target

@@ -16,22 +16,24 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class D>
-hn::TFromD<D> MaxLane(D d, hn::Vec<D> v) {
+// The lane that `better(a, b)` prefers over every other, read from memory.
+template <class D, class Better>
+hn::TFromD<D> PickLane(D d, hn::Vec<D> v, const Better& better) {
   HWY_ALIGN hn::TFromD<D> lanes[hn::MaxLanes(D())];
   hn::Store(v, d, lanes);
   hn::TFromD<D> m = lanes[0];
-  for (size_t j = 1; j < hn::Lanes(d); ++j) m = lanes[j] > m ? lanes[j] : m;
+  for (size_t j = 1; j < hn::Lanes(d); ++j) m = better(lanes[j], m) ? lanes[j] : m;
   return m;
 }
 
 template <class D>
+hn::TFromD<D> MaxLane(D d, hn::Vec<D> v) {
+  return PickLane(d, v, [](auto a, auto b) { return a > b; });
+}
+
+template <class D>
 hn::TFromD<D> MinLane(D d, hn::Vec<D> v) {
-  HWY_ALIGN hn::TFromD<D> lanes[hn::MaxLanes(D())];
-  hn::Store(v, d, lanes);
-  hn::TFromD<D> m = lanes[0];
-  for (size_t j = 1; j < hn::Lanes(d); ++j) m = lanes[j] < m ? lanes[j] : m;
-  return m;
+  return PickLane(d, v, [](auto a, auto b) { return a < b; });
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
