@@ -101,7 +101,7 @@ void Measure(std::vector<Cell>& cells) {
 int Bench(const BenchOptions& o) {
   std::vector<float> logits;
   if (o.logits.empty()) {
-    logits = StandardRow(o.vocab);
+    logits = StandardRow(o.vocab, o.row_seed != 0 ? o.row_seed : kStandardRowSeed);
   } else {
     auto read = ReadRawF32(o.logits);
     if (!read) return BadInput(read.error().message);

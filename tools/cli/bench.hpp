@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ namespace exactsample::cli {
 struct BenchOptions {
   size_t vocab = 128256;        // the standard row's size
   std::string logits;           // raw little-endian f32 file instead of the standard row
+  uint64_t row_seed = 0;        // the standard row's seed (0: kStandardRowSeed)
   std::string config;           // "" = the six configurations, floor and floor-scalar
   std::string engine = "both";  // reference, fast or both
   std::string target;           // "" = the best supported

@@ -16,10 +16,15 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
   auto* vocab =
       bench->add_option("--vocab", o.vocab, "size V of the standard row (default 128256)")
           ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  auto* row_seed = bench->add_option(
+      "--row-seed", o.row_seed,
+      "seed of the standard row (default " + std::to_string(kStandardRowSeed) +
+          "): the same kind of row, other values");
   bench
       ->add_option("--logits", o.logits,
                    "raw little-endian f32 file of V logits instead of the standard row")
-      ->excludes(vocab);
+      ->excludes(vocab)
+      ->excludes(row_seed);
 
   std::vector<std::string> configs{"floor", "floor-scalar"};
   for (const StandardConfig& c : StandardConfigs()) configs.push_back(c.name);
