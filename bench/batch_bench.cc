@@ -12,7 +12,7 @@
 
 #include "bench/vocabs.hpp"
 #include "exactsample/batch.hpp"
-#include "lib/standard_inputs.hpp"
+#include "tools/lib/standard_inputs.hpp"
 
 namespace exactsample {
 namespace {

@@ -7,6 +7,8 @@
 //   expsum    ExpSum over the widened row, divisor 1, no e stored
 //   topk      TopK, k = 40, divisor 0.8
 //   nucleus   NucleusCut, p = 0.9, divisor 0.8 (e and Z from ExpSum at 0.8)
+//   filter    ZeroAfter over that e at the 40th id of (t desc, id asc)
+//   compact   CompactAtLeast over that e: top-p's candidates, e >= (1 - p) Z / 2V
 //   cdf       InverseCdf over that e, u = 0.5
 //   exactsum  ExactSum over that e
 // Counters: logits (V per call) per second, and tokens (one floor pass per
@@ -19,18 +21,25 @@
 
 #include "bench/vocabs.hpp"
 #include "exactsample/targets.hpp"
-#include "lib/floor_pass.hpp"
-#include "lib/standard_inputs.hpp"
-#include "scalar_ref/cdf.hpp"
-#include "scalar_ref/exact_sum.hpp"
-#include "scalar_ref/exp_sum.hpp"
-#include "scalar_ref/max.hpp"
-#include "scalar_ref/nucleus.hpp"
-#include "scalar_ref/topk.hpp"
+#include "exactsample/testing.hpp"
+#include "lib/kept_set.hpp"
+#include "lib/steps.hpp"
+#include "tools/lib/floor_pass.hpp"
+#include "tools/lib/standard_inputs.hpp"
+#include "scalar_ref/twins/cdf.hpp"
+#include "scalar_ref/twins/compact.hpp"
+#include "scalar_ref/twins/exact_sum.hpp"
+#include "scalar_ref/twins/exp_sum.hpp"
+#include "scalar_ref/twins/filter.hpp"
+#include "scalar_ref/twins/max.hpp"
+#include "scalar_ref/twins/nucleus.hpp"
+#include "scalar_ref/twins/topk.hpp"
 #include "simd/cdf.hpp"
+#include "simd/compact.hpp"
 #include "simd/exact_sum.hpp"
 #include "simd/exp_sum.hpp"
-#include "simd/exp_variant.hpp"
+#include "simd/exp_choice.hpp"
+#include "simd/filter.hpp"
 #include "simd/max.hpp"
 #include "simd/nucleus.hpp"
 #include "simd/topk.hpp"
@@ -51,6 +60,8 @@ struct Inputs {
   double max = 0.0;       // M
   std::vector<double> e;  // exp(l / 0.8 - M / 0.8)
   double z = 0.0;         // their sum
+  int32_t cut_id = 0;     // the 40th id of (t desc, id asc), and its t
+  double cut_t = 0.0;
 };
 
 const Inputs& InputsFor(size_t vocab) {
@@ -61,18 +72,27 @@ const Inputs& InputsFor(size_t vocab) {
     in.x = StandardRow(vocab);
     in.l.resize(vocab);
     in.e.resize(vocab);
-    in.max = scalar_ref::WidenMax(in.x.data(), vocab, in.l.data()).max;
-    in.z = scalar_ref::ExpSum(in.l.data(), vocab, kTemperature, in.max / kTemperature,
-                              in.e.data());
+    in.max = twins::WidenMax(in.x.data(), vocab, in.l.data()).max;
+    in.z = twins::ExpSum(in.l.data(), vocab, kTemperature, in.max / kTemperature,
+                         in.e.data());
+    std::vector<int32_t> top(kTopK);
+    const size_t count = twins::TopK(in.l.data(), kTemperature, vocab, kTopK, top.data());
+    in.cut_id = top[count - 1];
+    in.cut_t = scalar_ref::Tempered(in.l[static_cast<size_t>(in.cut_id)], kTemperature);
   }
   return in;
 }
 
 // Outputs and scratch of the kernels, allocated outside the timed loop.
 struct Scratch {
-  explicit Scratch(size_t vocab)
-      : l(vocab), ids(vocab), top(kTopK), top_scratch(simd::TopKScratchSize(vocab)) {}
+  explicit Scratch(const Inputs& in)
+      : l(in.l.size()),
+        e(in.e),
+        ids(in.l.size()),
+        top(kTopK),
+        top_scratch(simd::TopKScratchSize(in.l.size())) {}
   std::vector<double> l;
+  std::vector<double> e;  // a copy of Inputs::e for the in-place filters
   std::vector<uint32_t> ids;
   std::vector<int32_t> top, top_scratch;
 };
@@ -86,6 +106,12 @@ struct Kernel {
   Call scalar;             // its scalar twin
   bool per_token = false;  // one call per token: count tokens too
 };
+
+// Top-p's candidates, as lib/top_p.cc takes them.
+double CandidateThreshold(const Inputs& in) {
+  return TopPCandidateThreshold(in.z, in.e.size(), kTopP);
+}
+size_t CandidateCapacity(const Inputs& in) { return CompactCapacity(in.e.size()); }
 
 const Kernel kKernels[] = {
     {"floor",
@@ -101,7 +127,7 @@ const Kernel kKernels[] = {
        return simd::WidenMax(in.x.data(), in.x.size(), s.l.data()).max;
      },
      [](const Inputs& in, Scratch& s) {
-       return scalar_ref::WidenMax(in.x.data(), in.x.size(), s.l.data()).max;
+       return twins::WidenMax(in.x.data(), in.x.size(), s.l.data()).max;
      }},
     {"expsum",
      [](const Inputs& in, Scratch&) {
@@ -109,7 +135,7 @@ const Kernel kKernels[] = {
                            simd::ProcessExp().variant);
      },
      [](const Inputs& in, Scratch&) {
-       return scalar_ref::ExpSum(in.l.data(), in.l.size(), 1.0, in.max, nullptr);
+       return twins::ExpSum(in.l.data(), in.l.size(), 1.0, in.max, nullptr);
      }},
     {"topk",
      [](const Inputs& in, Scratch& s) {
@@ -118,7 +144,7 @@ const Kernel kKernels[] = {
      },
      [](const Inputs& in, Scratch& s) {
        return static_cast<double>(
-           scalar_ref::TopK(in.l.data(), kTemperature, in.l.size(), kTopK, s.top.data()));
+           twins::TopK(in.l.data(), kTemperature, in.l.size(), kTopK, s.top.data()));
      }},
     {"nucleus",
      [](const Inputs& in, Scratch& s) {
@@ -127,9 +153,29 @@ const Kernel kKernels[] = {
            .t;
      },
      [](const Inputs& in, Scratch&) {
-       return scalar_ref::NucleusCut(in.l.data(), kTemperature, in.e.data(), in.l.size(),
+       return twins::NucleusCut(in.l.data(), kTemperature, in.e.data(), in.l.size(),
                                      in.z, kTopP)
            .t;
+     }},
+    {"filter",
+     [](const Inputs& in, Scratch& s) {
+       return static_cast<double>(simd::ZeroAfter(in.l.data(), kTemperature, s.e.data(),
+                                                  s.e.size(), in.cut_t, in.cut_id));
+     },
+     [](const Inputs& in, Scratch& s) {
+       return static_cast<double>(twins::ZeroAfter(in.l.data(), kTemperature, s.e.data(),
+                                                   s.e.size(), in.cut_t, in.cut_id));
+     }},
+    {"compact",
+     [](const Inputs& in, Scratch& s) {
+       return static_cast<double>(simd::CompactAtLeast(
+           in.e.data(), in.e.size(), CandidateThreshold(in), s.ids.data(),
+           CandidateCapacity(in)));
+     },
+     [](const Inputs& in, Scratch& s) {
+       return static_cast<double>(twins::CompactAtLeast(
+           in.e.data(), in.e.size(), CandidateThreshold(in), s.ids.data(),
+           CandidateCapacity(in)));
      }},
     {"cdf",
      [](const Inputs& in, Scratch&) {
@@ -138,12 +184,12 @@ const Kernel kKernels[] = {
      },
      [](const Inputs& in, Scratch&) {
        return static_cast<double>(
-           scalar_ref::InverseCdf(in.e.data(), in.e.size(), in.z, kDraw));
+           twins::InverseCdf(in.e.data(), in.e.size(), in.z, kDraw));
      }},
     {"exactsum",
      [](const Inputs& in, Scratch&) { return simd::ExactSum(in.e.data(), in.e.size()); },
      [](const Inputs& in, Scratch&) {
-       return scalar_ref::ExactSum(in.e.data(), in.e.size());
+       return twins::ExactSum(in.e.data(), in.e.size());
      }},
 };
 
@@ -153,17 +199,17 @@ constexpr const char* kScalarTwin = "scalar";
 void KernelCall(benchmark::State& state, const Kernel& kernel, const std::string& target,
                 size_t vocab) {
   const bool twin = target == kScalarTwin;
-  if (!twin && !force_target(target)) {
+  if (!twin && !testing::force_target(target)) {
     state.SkipWithError(("cannot force target " + target).c_str());
     return;
   }
   const Inputs& in = InputsFor(vocab);
-  Scratch scratch(vocab);
+  Scratch scratch(in);
   const Call call = twin ? kernel.scalar : kernel.simd;
   for (auto _ : state) {
     benchmark::DoNotOptimize(call(in, scratch));
   }
-  force_target("");
+  testing::force_target("");
   state.counters["logits"] = benchmark::Counter(
       static_cast<double>(vocab), benchmark::Counter::kIsIterationInvariantRate);
   if (kernel.per_token) {

@@ -6,7 +6,7 @@
 
 #include "bench/vocabs.hpp"
 #include "exactsample/exactsample.hpp"
-#include "lib/standard_inputs.hpp"
+#include "tools/lib/standard_inputs.hpp"
 
 namespace exactsample {
 namespace {

@@ -9,6 +9,7 @@
 #include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
+#include "exactsample/testing.hpp"
 
 struct exactsample_sampler {
   exactsample::Engine engine;
@@ -287,8 +288,8 @@ int exactsample_target_supported(size_t index) {
   return index < targets.size() && targets[index].supported ? 1 : 0;
 }
 
-exactsample_status exactsample_set_target(const char* name) {
-  const auto r = exactsample::force_target(name == nullptr ? "" : name);
+exactsample_status exactsample_testing_force_target(const char* name) {
+  const auto r = exactsample::testing::force_target(name == nullptr ? "" : name);
   return r ? EXACTSAMPLE_OK : EXACTSAMPLE_INVALID_PARAMETER;
 }
 

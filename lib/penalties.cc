@@ -1,22 +1,26 @@
-#include "lib/penalties.hpp"
-
+// Steps 1 to 3. Penalties touch only history ids, in O(prompt + generated)
+// work: the vocabulary is not rescanned for them.
 #include <algorithm>
 #include <cmath>
 
-#include "lib/checks.hpp"
+#include "lib/row_passes.hpp"
+#include "lib/steps.hpp"
+#include "scalar_ref/checks.hpp"
+#include "simd/max.hpp"
 
 namespace exactsample {
+namespace {
 
-bool PenaltiesApply(const Request& request) {
-  const SamplingParams& p = request.params;
-  const bool history = !request.prompt.empty() || !request.generated.empty();
-  return (p.repetition_penalty != 1.0 && history) ||
-         ((p.frequency_penalty != 0.0 || p.presence_penalty != 0.0) &&
-          !request.generated.empty());
-}
+struct PenaltyOutcome {
+  double max_logit;  // the largest logit after penalties, unless max_stale
+  bool max_stale;    // a penalty lowered an id that held the maximum
+};
 
-Result<PenaltyOutcome> ApplyPenalties(const Request& request,
-                                      std::span<double> l, double max_before,
+// Applies the repetition, presence and frequency penalties to l (the widened
+// logits, whose maximum is max_before) in place. `scratch` is reused memory.
+// Errors are those of checks::Penalized for the lowest offending id.
+Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
+                                      double max_before,
                                       std::vector<int32_t>& scratch) {
   const SamplingParams& p = request.params;
   const bool repetition = p.repetition_penalty != 1.0;
@@ -59,6 +63,36 @@ Result<PenaltyOutcome> ApplyPenalties(const Request& request,
   }
   out.max_logit = std::max(max_before, touched_max);
   return out;
+}
+
+}  // namespace
+
+bool PenaltiesApply(const Request& request) {
+  const SamplingParams& p = request.params;
+  const bool history = !request.prompt.empty() || !request.generated.empty();
+  return (p.repetition_penalty != 1.0 && history) ||
+         ((p.frequency_penalty != 0.0 || p.presence_penalty != 0.0) &&
+          !request.generated.empty());
+}
+
+Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
+                               Workspace::Impl& ws) {
+  const size_t n = request.logits.size();
+  const float* const x = request.logits.data();
+  double* const l = plan.f32_row ? nullptr : ws.l.data();
+  // Step 1, checking the row and finding its maximum in the same pass.
+  const simd::WidenResult widened = WidenMaxPass(x, n, l, plan.threads);
+  if (widened.bad || widened.max == -INFINITY) {
+    return *checks::LogitValues(request.logits);
+  }
+  double max = widened.max;
+  if (l != nullptr) {  // steps 2 and 3; none apply on the f32-row path
+    const auto penalized = ApplyPenalties(request, l, max, ws.history);
+    if (!penalized) return penalized.error();
+    max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;
+  }
+  if (auto e = checks::MaxAfterPenalties(max, request.params)) return *e;
+  return Logits{x, l, n, max};
 }
 
 }  // namespace exactsample

@@ -1,7 +1,7 @@
 #include <variant>
 
 #include "exactsample/exactsample.hpp"
-#include "lib/checks.hpp"
+#include "scalar_ref/checks.hpp"
 #include "lib/fast_engine.hpp"
 #include "lib/workspace.hpp"
 #include "scalar_ref/reference.hpp"

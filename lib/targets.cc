@@ -7,7 +7,7 @@
 #include <string>
 
 #include "simd/exp_sum.hpp"
-#include "simd/exp_variant.hpp"
+#include "simd/exp_choice.hpp"
 
 namespace exactsample {
 namespace {
@@ -32,21 +32,16 @@ const char* ExpPath(simd::ExpVariant v) {
   return "libm per element";
 }
 
-// How each supported target computes exp. Asking means dispatching on
-// every target in turn, so it is done once, restoring a forced target.
+// How each supported target computes exp, asked once.
 const std::map<int64_t, std::string>& ExpPaths() {
   static const std::map<int64_t, std::string> paths = [] {
-    const int64_t visible = hwy::SupportedTargets();
-    hwy::SetSupportedTargetsForTest(0);
-    const int64_t supported = hwy::SupportedTargets();
     const simd::ExpVariant process = simd::ProcessExp().variant;
     std::map<int64_t, std::string> out;
     for (int64_t bit : CompiledTargetBits()) {
-      if ((supported & bit) == 0) continue;
-      hwy::SetSupportedTargetsForTest(bit);
-      out[bit] = ExpPath(simd::TargetExpVariant(process));
+      if ((hwy::SupportedTargets() & bit) != 0) {
+        out[bit] = ExpPath(simd::ExpVariantOn(bit, process));
+      }
     }
-    hwy::SetSupportedTargetsForTest(visible == supported ? 0 : visible);
     return out;
   }();
   return paths;
@@ -69,31 +64,6 @@ std::vector<TargetInfo> compiled_targets() {
 std::string exp_choice() {
   const simd::ExpChoice& c = simd::ProcessExp();
   return std::string(simd::ToString(c.variant)) + ": " + c.reason;
-}
-
-Result<std::monostate> force_target(std::string_view name) {
-  if (name.empty()) {
-    hwy::SetSupportedTargetsForTest(0);
-    return std::monostate{};
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  const int64_t supported = hwy::SupportedTargets();
-  std::string known;
-  for (int64_t bit : CompiledTargetBits()) {
-    if (name == hwy::TargetName(bit)) {
-      if ((supported & bit) == 0) {
-        return Error{ErrorCode::invalid_parameter, "target",
-                     "target = " + std::string(name) +
-                         ": compiled in but not supported by this CPU"};
-      }
-      hwy::SetSupportedTargetsForTest(bit);
-      return std::monostate{};
-    }
-    known += (known.empty() ? "" : ", ") + std::string(hwy::TargetName(bit));
-  }
-  return Error{ErrorCode::invalid_parameter, "target",
-               "target = " + std::string(name) +
-                   ": unknown; compiled targets are " + known};
 }
 
 }  // namespace exactsample

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
-#include "lib/row_threads.hpp"
+#include "lib/row_sums.hpp"
 
 namespace exactsample {
 
@@ -20,7 +20,7 @@ struct Workspace::Impl {
   std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
   std::vector<double> top_l;     // top-p's candidates), their penalised
   std::vector<double> top_e;     // logits and e values
-  std::vector<double> prefix;    // running sums of e at the exp-sum pass's pieces
+  std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
 
   // The same scratch as the int32 ids TopK keeps (signed and unsigned
   // views of one object may alias).
@@ -33,7 +33,7 @@ struct Workspace::Impl {
       l.resize(vocab);
       e.resize(vocab);
       ids.resize(vocab);
-      prefix.resize(kMaxRowPieces + 1);
+      sums.resize(RowPieces::kMaxCount + 1);
     }
   }
 };

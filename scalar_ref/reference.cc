@@ -6,43 +6,92 @@
 #include <set>
 #include <vector>
 
-#include "lib/checks.hpp"
+#include "scalar_ref/checks.hpp"
+#include "scalar_ref/order.hpp"
 
 namespace exactsample::scalar_ref {
 namespace {
 
-using Ids = std::vector<int32_t>;  // a kept set, ascending ids
+using Logits = std::vector<double>;  // indexed by id
+using Ids = std::vector<int32_t>;    // a kept set, ascending ids
 
-// Step 9: softmax over the kept set K (ascending ids).
+// Step 1.
+Logits Widen(std::span<const float> x) {
+  Logits l(x.size());
+  for (size_t i = 0; i < x.size(); ++i) l[i] = static_cast<double>(x[i]);
+  return l;
+}
+
+// Step 2: over the distinct ids of prompt and generated.
+void RepetitionPenalty(Logits& l, const Request& request) {
+  const double r = request.params.repetition_penalty;
+  if (r == 1.0) return;
+  std::set<int32_t> seen(request.prompt.begin(), request.prompt.end());
+  seen.insert(request.generated.begin(), request.generated.end());
+  for (int32_t i : seen) l[i] = l[i] > 0 ? l[i] / r : l[i] * r;
+}
+
+// Step 3: over the generated ids, c times each.
+void PresenceAndFrequency(Logits& l, const Request& request) {
+  const SamplingParams& p = request.params;
+  if (p.frequency_penalty == 0.0 && p.presence_penalty == 0.0) return;
+  std::map<int32_t, int64_t> count;
+  for (int32_t i : request.generated) ++count[i];
+  for (const auto& [i, c] : count) {
+    l[i] = l[i] - p.frequency_penalty * static_cast<double>(c) - p.presence_penalty;
+  }
+}
+
+// Step 9 over K (ascending ids): M, Z and q.
 struct Softmax {
   double max = -INFINITY;
   double z = 0.0;
   std::vector<double> q;  // q[j] for the id K[j]
 };
 
-Softmax SoftmaxOver(const std::vector<double>& t, const Ids& kept) {
+Softmax SoftmaxOver(const Logits& t, const Ids& kept) {
   Softmax s;
   for (int32_t i : kept) s.max = std::max(s.max, t[i]);
   std::vector<double> e(kept.size());
-  double z = 0.0;
   for (size_t j = 0; j < kept.size(); ++j) {
     e[j] = std::exp(t[kept[j]] - s.max);
-    z += e[j];
+    s.z += e[j];
   }
-  s.z = z;
   s.q.resize(kept.size());
-  for (size_t j = 0; j < kept.size(); ++j) s.q[j] = e[j] / z;
+  for (size_t j = 0; j < kept.size(); ++j) s.q[j] = e[j] / s.z;
   return s;
 }
 
+// The reported logprob: log_softmax over all V ids after step 3, computed
+// as in step 9, before temperature and filtering.
+struct LogSoftmax {
+  double max;
+  double z;
+  double At(const Logits& l, int32_t id) const { return (l[id] - max) - std::log(z); }
+};
+
+// Step 4: the largest l, ties to the lowest id.
+int32_t Greedy(const Logits& l, const Ids& all) {
+  int32_t best = all.front();
+  for (int32_t i : all) {
+    if (l[i] > l[best]) best = i;
+  }
+  return best;
+}
+
+// Step 5.
+Logits Temper(const Logits& l, double temperature) {
+  Logits t(l.size());
+  for (size_t i = 0; i < l.size(); ++i) t[i] = Tempered(l[i], temperature);
+  return t;
+}
+
 // Positions of `kept` in (t desc, id asc) order.
-std::vector<size_t> DescendingOrder(const std::vector<double>& t,
-                                    const Ids& kept) {
+std::vector<size_t> DescendingOrder(const Logits& t, const Ids& kept) {
   std::vector<size_t> order(kept.size());
   for (size_t j = 0; j < order.size(); ++j) order[j] = j;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (t[kept[a]] != t[kept[b]]) return t[kept[a]] > t[kept[b]];
-    return kept[a] < kept[b];
+    return Before(t[kept[a]], kept[a], t[kept[b]], kept[b]);
   });
   return order;
 }
@@ -55,6 +104,40 @@ Ids Select(const Ids& kept, const std::vector<bool>& keep) {
   return out;
 }
 
+// Step 6: the first k ids in (t desc, id asc) order.
+Ids TopK(const Logits& t, const Ids& kept, int64_t k) {
+  if (k <= 0 || static_cast<size_t>(k) >= kept.size()) return kept;
+  const std::vector<size_t> order = DescendingOrder(t, kept);
+  std::vector<bool> keep(kept.size(), false);
+  for (int64_t r = 0; r < k; ++r) keep[order[r]] = true;
+  return Select(kept, keep);
+}
+
+// Step 7: walk (t desc, id asc) adding q; keep up to and including the first
+// id where the running sum reaches p.
+Ids TopP(const Logits& t, const Ids& kept, double p) {
+  if (p >= 1.0) return kept;
+  const Softmax sm = SoftmaxOver(t, kept);
+  std::vector<bool> keep(kept.size(), false);
+  double s = 0.0;
+  for (size_t j : DescendingOrder(t, kept)) {
+    keep[j] = true;
+    s += sm.q[j];
+    if (s >= p) break;
+  }
+  return Select(kept, keep);
+}
+
+// Step 8: keep q >= m * max(q).
+Ids MinP(const Logits& t, const Ids& kept, double m) {
+  if (m == 0.0) return kept;
+  const Softmax sm = SoftmaxOver(t, kept);
+  const double threshold = m * *std::max_element(sm.q.begin(), sm.q.end());
+  std::vector<bool> keep(kept.size());
+  for (size_t j = 0; j < kept.size(); ++j) keep[j] = sm.q[j] >= threshold;
+  return Select(kept, keep);
+}
+
 }  // namespace
 
 Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
@@ -62,113 +145,42 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
   const SamplingParams& p = request.params;
   const size_t vocab = request.logits.size();
 
-  // Step 1. Widen.
-  std::vector<double> l(vocab);
-  for (size_t i = 0; i < vocab; ++i) l[i] = static_cast<double>(request.logits[i]);
-
-  // Step 2. Repetition penalty over the distinct ids of prompt and out.
-  if (p.repetition_penalty != 1.0) {
-    std::set<int32_t> seen(request.prompt.begin(), request.prompt.end());
-    seen.insert(request.generated.begin(), request.generated.end());
-    for (int32_t i : seen) {
-      l[i] = l[i] > 0 ? l[i] / p.repetition_penalty
-                      : l[i] * p.repetition_penalty;
-    }
-  }
-
-  // Step 3. Presence and frequency over the generated ids.
-  if (p.frequency_penalty != 0.0 || p.presence_penalty != 0.0) {
-    std::map<int32_t, int64_t> count;
-    for (int32_t i : request.generated) ++count[i];
-    for (const auto& [i, c] : count) {
-      l[i] = l[i] - p.frequency_penalty * static_cast<double>(c) -
-             p.presence_penalty;
-    }
-  }
+  Logits l = Widen(request.logits);
+  RepetitionPenalty(l, request);
+  PresenceAndFrequency(l, request);
   for (size_t i = 0; i < vocab; ++i) {
     if (auto e = checks::Penalized(l[i], static_cast<int32_t>(i), p)) return *e;
   }
-  double max_logit = -INFINITY;
-  for (double v : l) max_logit = std::max(max_logit, v);
+  const double max_logit = *std::max_element(l.begin(), l.end());
   if (auto e = checks::MaxAfterPenalties(max_logit, p)) return *e;
 
-  // The reported logprob: log_softmax over all V ids at this point (step 9's
-  // M and Z), before temperature and filtering.
-  Ids all;
+  // K starts as every id whose logit is not -inf: those never enter K.
+  Ids kept;
   for (size_t i = 0; i < vocab; ++i) {
-    if (l[i] != -INFINITY) all.push_back(static_cast<int32_t>(i));
+    if (l[i] != -INFINITY) kept.push_back(static_cast<int32_t>(i));
   }
-  double z_all = 0.0;
-  for (int32_t i : all) z_all += std::exp(l[i] - max_logit);
-  auto logprob_of = [&](int32_t id) {
-    return (l[id] - max_logit) - std::log(z_all);
-  };
+  const Softmax all = SoftmaxOver(l, kept);
+  const LogSoftmax logprob{all.max, all.z};
   if (trace != nullptr) {
     *trace = Trace{};
     trace->penalized = l;
-    trace->max_logit = max_logit;
-    trace->z_all = z_all;
+    trace->max_logit = all.max;
+    trace->z_all = all.z;
   }
 
-  // Step 4. Greedy: the largest l, ties to the lowest id; no draw.
   if (p.temperature == 0.0) {
-    int32_t best = all.front();
-    for (int32_t i : all) {
-      if (l[i] > l[best]) best = i;
-    }
-    return Token{best, logprob_of(best)};
+    const int32_t id = Greedy(l, kept);
+    return Token{id, logprob.At(l, id)};
   }
-
-  // Step 5. Temperature.
-  std::vector<double> t(vocab);
-  for (size_t i = 0; i < vocab; ++i) t[i] = l[i] / p.temperature;
-
-  // K starts as every id whose logit is not -inf: those never enter K.
-  Ids kept = all;
-
-  // Step 6. Top-k: the first k ids in (l desc, id asc) order.
-  if (p.top_k > 0 && static_cast<size_t>(p.top_k) < kept.size()) {
-    const std::vector<size_t> order = DescendingOrder(t, kept);
-    std::vector<bool> keep(kept.size(), false);
-    for (int64_t r = 0; r < p.top_k; ++r) keep[order[r]] = true;
-    kept = Select(kept, keep);
-  }
+  const Logits t = Temper(l, p.temperature);
+  kept = TopK(t, kept, p.top_k);
   if (trace != nullptr) trace->kept_top_k = kept;
-
-  // Step 7. Top-p: walk (l desc, id asc) adding q; keep up to and including
-  // the first id where the running sum reaches p.
-  if (p.top_p < 1.0) {
-    const Softmax sm = SoftmaxOver(t, kept);
-    const std::vector<size_t> order = DescendingOrder(t, kept);
-    std::vector<bool> keep(kept.size(), false);
-    double s = 0.0;
-    for (size_t j : order) {
-      keep[j] = true;
-      s += sm.q[j];
-      if (s >= p.top_p) break;
-    }
-    kept = Select(kept, keep);
-  }
+  kept = TopP(t, kept, p.top_p);
   if (trace != nullptr) trace->kept_top_p = kept;
-
-  // Step 8. Min-p: keep q >= m * max(q).
-  if (p.min_p != 0.0) {
-    const Softmax sm = SoftmaxOver(t, kept);
-    const double q_max = *std::max_element(sm.q.begin(), sm.q.end());
-    const double threshold = p.min_p * q_max;
-    std::vector<bool> keep(kept.size());
-    for (size_t j = 0; j < kept.size(); ++j) keep[j] = sm.q[j] >= threshold;
-    kept = Select(kept, keep);
-  }
+  kept = MinP(t, kept, p.min_p);
   if (trace != nullptr) trace->kept_min_p = kept;
-
-  // Step 9. Softmax over the final kept set.
-  const Softmax sm = SoftmaxOver(t, kept);
-
-  // Step 10. Exactly one draw per sampled token.
-  const double u = rng.uniform_f64();
-
-  // Step 11.
+  const Softmax sm = SoftmaxOver(t, kept);  // step 9
+  const double u = rng.uniform_f64();       // step 10: exactly one draw
   const int32_t id = InverseCdf(kept, sm.q, u);
   if (trace != nullptr) {
     double c = 0.0;
@@ -177,9 +189,10 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
     trace->u = u;
     trace->cdf_at_choice = c;
   }
-  return Token{id, logprob_of(id)};
+  return Token{id, logprob.At(l, id)};
 }
 
+// Step 11.
 int32_t InverseCdf(std::span<const int32_t> kept, std::span<const double> q,
                    double u) {
   // Walk K in ascending id order; the first id with u < c.

@@ -99,8 +99,8 @@ struct QuotientTerms {
   }
 };
 
-inline size_t InverseCdfImpl(const double* e, size_t n, double z, double u) {
-  const hn::ScalableTag<double> d;
+template <class D>
+size_t InverseCdf(D d, const double* e, size_t n, double z, double u) {
   // For doubles, u < c exactly when c >= the next double above u.
   const double target = std::nextafter(u, INFINITY);
   double c = 0.0;

@@ -8,6 +8,16 @@
 #include "hwy/highway.h"
 #include "simd/cdf-inl.h"
 
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+
+size_t InverseCdfImpl(const double* e, size_t n, double z, double u) {
+  return InverseCdf(hn::ScalableTag<double>(), e, n, z, u);
+}
+
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
 #if HWY_ONCE
 namespace exactsample::simd {
 

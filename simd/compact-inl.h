@@ -11,15 +11,15 @@
 #endif
 
 #include "hwy/highway.h"
-#include "scalar_ref/compact.hpp"
+#include "scalar_ref/twins/compact.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-size_t CompactAtLeastImpl(const double* e, size_t n, double threshold,
-                          uint32_t* ids, size_t capacity) {
-  const hn::ScalableTag<double> d;
+template <class D>
+size_t CompactAtLeast(D d, const double* e, size_t n, double threshold, uint32_t* ids,
+                      size_t capacity) {
   const size_t N = hn::Lanes(d);
   const auto vthreshold = hn::Set(d, threshold);
   size_t count = 0;
@@ -33,7 +33,7 @@ size_t CompactAtLeastImpl(const double* e, size_t n, double threshold,
       }
     }
   }
-  const size_t tail = scalar_ref::CompactAtLeast(e + i, n - i, threshold,
+  const size_t tail = twins::CompactAtLeast(e + i, n - i, threshold,
                                                  ids + count, capacity - count);
   for (size_t j = 0; j < tail && count + j < capacity; ++j) {
     ids[count + j] += static_cast<uint32_t>(i);

@@ -7,6 +7,17 @@
 #include "hwy/highway.h"
 #include "simd/compact-inl.h"
 
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+
+size_t CompactAtLeastImpl(const double* e, size_t n, double threshold, uint32_t* ids,
+                          size_t capacity) {
+  return CompactAtLeast(hn::ScalableTag<double>(), e, n, threshold, ids, capacity);
+}
+
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
 #if HWY_ONCE
 namespace exactsample::simd {
 

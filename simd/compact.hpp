@@ -2,7 +2,7 @@
 // whose e reaches a threshold. Filters whose kept set is a prefix of the
 // (t desc, id asc) order (top-p's candidates, min-p's survivors) use it to
 // continue on a few hundred ids instead of the whole vocabulary. Results
-// equal scalar_ref::CompactAtLeast.
+// equal twins::CompactAtLeast.
 #pragma once
 
 #include <cstddef>

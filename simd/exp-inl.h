@@ -1,5 +1,5 @@
 // glibc's exp (>= 2.28, N = 128) on f64 lanes, bit for bit: ExpGlibc<true>
-// equals scalar_ref::ExpFused and ExpGlibc<false> scalar_ref::ExpUnfused in
+// equals twins::ExpFused and ExpGlibc<false> twins::ExpUnfused in
 // every lane, on every target, for every input. The operations are glibc's,
 // in glibc's order, with each multiply-add fused or not as chosen (see
 // simd/mul_add-inl.h); lanes off the main path (|x| < 2^-54, |x| >= 512,
@@ -16,8 +16,8 @@
 #include <limits>
 
 #include "hwy/highway.h"
-#include "simd/exp_data.hpp"
-#include "simd/mul_add-inl.h"
+#include "scalar_ref/twins/exp_glibc_data.hpp"
+#include "simd/exp_mul_add-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {

@@ -15,7 +15,8 @@
 #include "hwy/highway.h"
 #include "simd/exact_sum-inl.h"
 #include "simd/exp-inl.h"
-#include "simd/exp_variant.hpp"
+#include "simd/exp_choice.hpp"
+#include "simd/order-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
@@ -27,15 +28,10 @@ namespace exp_sum_detail {
 // the summation pass, large enough for AccumulateExact's vector blocks.
 constexpr size_t kBlock = 512;
 
-// l / divisor - shift; l / 1 is exact, so kDivide = false skips it.
+// t - shift with t = l / divisor.
 template <bool kDivide, class V>
 HWY_INLINE V Argument(V l, V divisor, V shift) {
-  if constexpr (kDivide) {
-    return hn::Sub(hn::Div(l, divisor), shift);
-  } else {
-    (void)divisor;
-    return hn::Sub(l, shift);
-  }
+  return hn::Sub(Tempered<kDivide>(l, divisor), shift);
 }
 
 // A vector of logits from f64, or from f32 widened (exact).
@@ -135,7 +131,7 @@ HWY_INLINE double ExpSumVariant(D d, ExpSource src, size_t n, double divisor,
 // element on SSE4 here); when std::exp is that very function (a CPU with FMA
 // but not all of Highway's AVX2 features), calling it is four times faster
 // and exact by definition.
-HWY_INLINE ExpVariant VariantOnThisTarget(ExpVariant v) {
+HWY_INLINE ExpVariant ExpVariantOnTarget(ExpVariant v) {
 #if !HWY_NATIVE_FMA
   if (v == ExpVariant::fused && ProcessExp().variant == ExpVariant::fused) {
     return ExpVariant::libm;
@@ -148,7 +144,7 @@ template <bool kSum, class D>
 double ExpSumKernel(D d, ExpSource src, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v, double z) {
   using exp_sum_detail::ExpSumVariant;
-  switch (VariantOnThisTarget(v)) {
+  switch (HWY_NAMESPACE::ExpVariantOnTarget(v)) {  // qualified: not simd::'s dispatcher
     case ExpVariant::fused:
       return ExpSumVariant<ExpVariant::fused, kSum>(d, src, n, divisor, shift,
                                                     e_out, z);

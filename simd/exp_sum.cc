@@ -10,19 +10,21 @@
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 
-double ExpSumTarget(ExpSource src, size_t n, double divisor, double shift,
+double ExpSumImpl(ExpSource src, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v, double s) {
   return ExpSumKernel<true>(hn::ScalableTag<double>(), src, n, divisor, shift,
                             e_out, v, s);
 }
 
-void ExpStoreTarget(ExpSource src, size_t n, double divisor, double shift,
+void ExpStoreImpl(ExpSource src, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v) {
   ExpSumKernel<false>(hn::ScalableTag<double>(), src, n, divisor, shift, e_out, v,
                       0.0);
 }
 
-ExpVariant ExpVariantOfTarget(ExpVariant v) { return VariantOnThisTarget(v); }
+ExpVariant ExpVariantOnTargetImpl(ExpVariant v) {
+  return HWY_NAMESPACE::ExpVariantOnTarget(v);
+}
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace exactsample::simd::HWY_NAMESPACE
@@ -31,22 +33,37 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace exactsample::simd {
 
-HWY_EXPORT(ExpSumTarget);
-HWY_EXPORT(ExpStoreTarget);
-HWY_EXPORT(ExpVariantOfTarget);
+HWY_EXPORT(ExpSumImpl);
+HWY_EXPORT(ExpStoreImpl);
+HWY_EXPORT(ExpVariantOnTargetImpl);
 
 double ExpSum(ExpSource src, size_t n, double divisor, double shift, double* e_out,
               ExpVariant v, double s) {
-  return HWY_DYNAMIC_DISPATCH(ExpSumTarget)(src, n, divisor, shift, e_out, v, s);
+  return HWY_DYNAMIC_DISPATCH(ExpSumImpl)(src, n, divisor, shift, e_out, v, s);
 }
 
 void ExpStore(ExpSource src, size_t n, double divisor, double shift, double* e_out,
               ExpVariant v) {
-  HWY_DYNAMIC_DISPATCH(ExpStoreTarget)(src, n, divisor, shift, e_out, v);
+  HWY_DYNAMIC_DISPATCH(ExpStoreImpl)(src, n, divisor, shift, e_out, v);
 }
 
-ExpVariant TargetExpVariant(ExpVariant v) {
-  return HWY_DYNAMIC_DISPATCH(ExpVariantOfTarget)(v);
+ExpVariant ExpVariantOnTarget(ExpVariant v) {
+  return HWY_DYNAMIC_DISPATCH(ExpVariantOnTargetImpl)(v);
+}
+
+ExpVariant ExpVariantOn(int64_t target, ExpVariant v) {
+#if (HWY_TARGETS & (HWY_TARGETS - 1)) == 0
+  (void)target;  // one target compiled: its table has one entry
+  return ExpVariantOnTarget(v);
+#else
+  // The table entry HWY_DYNAMIC_DISPATCH would take with `target` chosen:
+  // Highway indexes its tables by the chosen target's bit in this format.
+  const int64_t chosen = (target & (HWY_SCALAR | HWY_EMU128)) != 0
+                             ? HWY_CHOSEN_TARGET_MASK_SCALAR
+                             : HWY_CHOSEN_TARGET_SHIFT(target);
+  const size_t index = hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(chosen));
+  return HWY_DISPATCH_TABLE(ExpVariantOnTargetImpl)[index](v);
+#endif
 }
 
 }  // namespace exactsample::simd

@@ -2,8 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
-#include "simd/exp_variant.hpp"
+#include "simd/exp_choice.hpp"
 
 namespace exactsample::simd {
 
@@ -22,7 +23,7 @@ struct ExpSource {
 // e[i] = exp(l[i] / divisor - shift), stored to e_out[i] when e_out is not
 // null, and returns Z = s + e[0] + e[1] + ... added strictly in ascending
 // order (s >= 0: the sum so far of a row computed in pieces), bit for bit
-// scalar_ref::ExpSum with `v`'s exp (pass ProcessExp().variant to match
+// twins::ExpSum with `v`'s exp (pass ProcessExp().variant to match
 // std::exp). l[i] may be -inf (e = 0); shift is finite and every l[i] /
 // divisor - shift <= 0, so each e[i] is in [0, 1]. e_out may equal src.l
 // (in place).
@@ -41,6 +42,10 @@ void ExpStore(ExpSource src, size_t n, double divisor, double shift, double* e_o
 // The exp the dispatched target's kernels compute when the process's exp is
 // `v`: `v` itself, or libm per element for the fused variant on targets
 // without an FMA instruction.
-ExpVariant TargetExpVariant(ExpVariant v);
+ExpVariant ExpVariantOnTarget(ExpVariant v);
+
+// The same for a compiled target (a Highway target bit), whichever is
+// dispatched to.
+ExpVariant ExpVariantOn(int64_t target, ExpVariant v);
 
 }  // namespace exactsample::simd

@@ -10,17 +10,17 @@
 #endif
 
 #include "hwy/highway.h"
-#include "scalar_ref/filter.hpp"
+#include "simd/order-inl.h"
+#include "scalar_ref/twins/filter.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // kDivide is false for divisor == 1.0, where t == l exactly.
-template <bool kDivide>
-size_t ZeroAfterT(const double* l, double divisor, double* e, size_t n,
-                  double t_cut, int32_t id_cut) {
-  const hn::ScalableTag<double> d;
+template <bool kDivide, class D>
+size_t ZeroAfterTempered(D d, const double* l, double divisor, double* e, size_t n,
+                         double t_cut, int32_t id_cut) {
   const size_t N = hn::Lanes(d);
   const auto div = hn::Set(d, divisor);
   const auto tcut = hn::Set(d, t_cut);
@@ -30,10 +30,8 @@ size_t ZeroAfterT(const double* l, double divisor, double* e, size_t n,
   size_t left = 0;
   size_t i = 0;
   for (; i + N <= n; i += N) {
-    auto t = hn::LoadU(d, l + i);
-    if constexpr (kDivide) t = hn::Div(t, div);
-    const auto keep =
-        hn::Or(hn::Gt(t, tcut), hn::And(hn::Eq(t, tcut), hn::Le(id, idcut)));
+    const auto t = Tempered<kDivide>(hn::LoadU(d, l + i), div);
+    const auto keep = NotAfter(d, t, id, tcut, idcut);
     const auto ev = hn::IfThenElseZero(keep, hn::LoadU(d, e + i));
     hn::StoreU(ev, d, e + i);
     left += hn::CountTrue(d, hn::Gt(ev, hn::Zero(d)));
@@ -43,18 +41,19 @@ size_t ZeroAfterT(const double* l, double divisor, double* e, size_t n,
   // + 2^31, so the shifted id fits).
   const int32_t tail_id_cut = static_cast<int32_t>(
       static_cast<int64_t>(id_cut) - static_cast<int64_t>(i));
-  return left + scalar_ref::ZeroAfter(l + i, divisor, e + i, n - i, t_cut,
+  return left + twins::ZeroAfter(l + i, divisor, e + i, n - i, t_cut,
                                       tail_id_cut);
 }
 
-size_t ZeroAfterImpl(const double* l, double divisor, double* e, size_t n,
-                     double t_cut, int32_t id_cut) {
-  return divisor == 1.0 ? ZeroAfterT<false>(l, divisor, e, n, t_cut, id_cut)
-                        : ZeroAfterT<true>(l, divisor, e, n, t_cut, id_cut);
+template <class D>
+size_t ZeroAfter(D d, const double* l, double divisor, double* e, size_t n,
+                 double t_cut, int32_t id_cut) {
+  return divisor == 1.0 ? ZeroAfterTempered<false>(d, l, divisor, e, n, t_cut, id_cut)
+                        : ZeroAfterTempered<true>(d, l, divisor, e, n, t_cut, id_cut);
 }
 
-size_t MinPFilterImpl(double* e, size_t n, double z, double threshold) {
-  const hn::ScalableTag<double> d;
+template <class D>
+size_t MinPFilter(D d, double* e, size_t n, double z, double threshold) {
   const size_t N = hn::Lanes(d);
   const auto vz = hn::Set(d, z);
   const auto vthreshold = hn::Set(d, threshold);
@@ -67,7 +66,7 @@ size_t MinPFilterImpl(double* e, size_t n, double z, double threshold) {
     hn::StoreU(kept, d, e + i);
     left += hn::CountTrue(d, hn::Gt(kept, hn::Zero(d)));
   }
-  return left + scalar_ref::MinPFilter(e + i, n - i, z, threshold);
+  return left + twins::MinPFilter(e + i, n - i, z, threshold);
 }
 
 }  // namespace exactsample::simd::HWY_NAMESPACE

@@ -7,6 +7,21 @@
 #include "hwy/highway.h"
 #include "simd/filter-inl.h"
 
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+
+size_t ZeroAfterImpl(const double* l, double divisor, double* e, size_t n,
+                     double t_cut, int32_t id_cut) {
+  return ZeroAfter(hn::ScalableTag<double>(), l, divisor, e, n, t_cut, id_cut);
+}
+
+size_t MinPFilterImpl(double* e, size_t n, double z, double threshold) {
+  return MinPFilter(hn::ScalableTag<double>(), e, n, z, threshold);
+}
+
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
 #if HWY_ONCE
 namespace exactsample::simd {
 

@@ -14,7 +14,7 @@
 
 #include "hwy/highway.h"
 #include "simd/reduce-inl.h"
-#include "scalar_ref/max.hpp"
+#include "scalar_ref/twins/max.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
@@ -51,24 +51,16 @@ WidenResult MaxAndCheck(D d, const float* x, size_t n, double* l_out) {
     max1 = hn::Max(max1, v1);
     ok = hn::And(ok, hn::And(hn::Lt(v0, inf), hn::Lt(v1, inf)));
   }
-  WidenResult r = kWiden ? scalar_ref::WidenMax(x + i, n - i, l_out + i)
-                         : scalar_ref::CheckedMax(x + i, n - i);
+  WidenResult r = kWiden ? twins::WidenMax(x + i, n - i, l_out + i)
+                         : twins::CheckedMax(x + i, n - i);
   const double vmax = static_cast<double>(MaxLane(d, hn::Max(max0, max1)));
   r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum
   r.bad |= !hn::AllTrue(d, ok);
   return r;
 }
 
-WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
-  return MaxAndCheck(hn::ScalableTag<double>(), x, n, l_out);
-}
-
-WidenResult CheckedMaxImpl(const float* x, size_t n) {
-  return MaxAndCheck(hn::ScalableTag<float>(), x, n, nullptr);
-}
-
-double MaxImpl(const double* l, size_t n) {
-  const hn::ScalableTag<double> d;
+template <class D>
+double Max(D d, const double* l, size_t n) {
   const size_t N = hn::Lanes(d);
   auto max0 = hn::Set(d, -INFINITY);
   auto max1 = max0, max2 = max0, max3 = max0;
@@ -82,15 +74,15 @@ double MaxImpl(const double* l, size_t n) {
   const auto all = hn::Max(hn::Max(max0, max1), hn::Max(max2, max3));
   const double vmax = MaxLane(d, all);
   // The twin of an empty tail is -inf.
-  return std::max(vmax, scalar_ref::Max(l + i, n - i)) + 0.0;
+  return std::max(vmax, twins::Max(l + i, n - i)) + 0.0;
 }
 
 // The first id equal to `value`, stopping there. Greedy already has the
 // maximum, so this is its only pass; as a second pass after the max it was
 // measured (V = 128256, the maximum at a random id) as fast as one pass that
 // tracks a (max, id) pair per lane on AVX3 and AVX2, and 15% faster on SSE4.
-size_t FindFirstImpl(const double* l, size_t n, double value) {
-  const hn::ScalableTag<double> d;
+template <class D>
+size_t FindFirst(D d, const double* l, size_t n, double value) {
   const size_t N = hn::Lanes(d);
   const auto vm = hn::Set(d, value);
   size_t i = 0;
@@ -98,7 +90,7 @@ size_t FindFirstImpl(const double* l, size_t n, double value) {
     const intptr_t lane = hn::FindFirstTrue(d, hn::Eq(hn::LoadU(d, l + i), vm));
     if (lane >= 0) return i + static_cast<size_t>(lane);
   }
-  return i + scalar_ref::FindFirst(l + i, n - i, value);
+  return i + twins::FindFirst(l + i, n - i, value);
 }
 
 }  // namespace exactsample::simd::HWY_NAMESPACE

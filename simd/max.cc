@@ -7,6 +7,28 @@
 #include "hwy/highway.h"
 #include "simd/max-inl.h"
 
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+
+WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
+  return MaxAndCheck(hn::ScalableTag<double>(), x, n, l_out);
+}
+
+WidenResult CheckedMaxImpl(const float* x, size_t n) {
+  return MaxAndCheck(hn::ScalableTag<float>(), x, n, nullptr);
+}
+
+double MaxImpl(const double* l, size_t n) {
+  return Max(hn::ScalableTag<double>(), l, n);
+}
+
+size_t FindFirstImpl(const double* l, size_t n, double value) {
+  return FindFirst(hn::ScalableTag<double>(), l, n, value);
+}
+
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
 #if HWY_ONCE
 namespace exactsample::simd {
 

@@ -6,11 +6,11 @@
 
 #include <cstddef>
 
-#include "scalar_ref/max.hpp"
+#include "scalar_ref/twins/max.hpp"
 
 namespace exactsample::simd {
 
-using scalar_ref::WidenResult;
+using twins::WidenResult;
 
 // l_out[i] = f64(x[i]); the largest l (+0.0 for a zero maximum, -inf when
 // every x is -inf) and whether some x is NaN or +inf (max is then unspecified).

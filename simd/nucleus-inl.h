@@ -34,14 +34,14 @@
 
 #include "hwy/highway.h"
 #include "simd/reduce-inl.h"
-#include "scalar_ref/nucleus.hpp"
+#include "scalar_ref/twins/nucleus.hpp"
 #include "simd/exact_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using scalar_ref::Cut;
+using twins::Cut;
 
 inline constexpr uint32_t kBuckets = 4096;
 // Scratch positions tried as one grid step before splitting.

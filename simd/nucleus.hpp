@@ -7,13 +7,13 @@
 #include <cstdint>
 #include <span>
 
-#include "scalar_ref/nucleus.hpp"
+#include "scalar_ref/twins/nucleus.hpp"
 
 namespace exactsample::simd {
 
-using scalar_ref::Cut;
+using twins::Cut;
 
-// As scalar_ref::NucleusCut (ids with e[i] > 0, t = l / divisor, q = e / z,
+// As twins::NucleusCut (ids with e[i] > 0, t = l / divisor, q = e / z,
 // walk (t desc, id asc) until s >= p), for n < 2^31, divisor > 0, z > 0 and
 // l[i] / divisor finite wherever e[i] > 0. `scratch` (size >= n) is
 // overwritten; the call allocates nothing (about 70 KiB of histogram and

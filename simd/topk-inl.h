@@ -86,10 +86,10 @@ class Candidates {
   double threshold_ = -INFINITY;
 };
 
-size_t TopKImpl(const double* l, double divisor, size_t n, size_t k,
-                int32_t* out, int32_t* ids) {
+template <class D>
+size_t TopK(D d, const double* l, double divisor, size_t n, size_t k, int32_t* out,
+            int32_t* ids) {
   if (k == 0) return 0;
-  const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   Candidates cand(l, divisor, k, ids);
   auto thr = hn::Set(d, cand.threshold());

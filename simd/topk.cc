@@ -7,6 +7,17 @@
 #include "hwy/highway.h"
 #include "simd/topk-inl.h"
 
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+
+size_t TopKImpl(const double* l, double divisor, size_t n, size_t k, int32_t* out,
+                int32_t* ids) {
+  return TopK(hn::ScalableTag<double>(), l, divisor, n, k, out, ids);
+}
+
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
 #if HWY_ONCE
 namespace exactsample::simd {
 

@@ -1,6 +1,6 @@
 // Top-k selection of the fast engine (spec step 6) without sorting all n:
 // a vector pass keeps only the ids that can still be among the first k, and
-// only those candidates are ordered. Results equal scalar_ref::TopK.
+// only those candidates are ordered. Results equal twins::TopK.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +16,7 @@ constexpr size_t TopKScratchSize(size_t n) { return n; }
 
 // Writes the first min(k, #{l != -inf}) ids of (t desc, id asc) order, with
 // t = l / divisor, into out[0..count) and returns count: the contract of
-// scalar_ref::TopK. `out` holds
+// twins::TopK. `out` holds
 // min(k, n) ids and doubles as the radix sort's second buffer;
 // scratch.size() >= TopKScratchSize(n). No allocation.
 // The boundary of the kept set is (t_k, id_k) with id_k = out[count - 1] and

@@ -5,23 +5,18 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "scalar_ref/order.hpp"
+
 namespace exactsample::simd::topk {
 
-// t = l / divisor; l / 1.0 is l exactly, so that division is skipped.
-inline double Tempered(double l, double divisor) {
-  return divisor == 1.0 ? l : l / divisor;
-}
+using scalar_ref::Tempered;
 
-// scalar_ref::Before on ids. Branch-free (both divisions always): candidate
-// orders are unpredictable, and a mispredicted branch costs more than a
-// division.
+// scalar_ref::Before on ids.
 class Order {
  public:
   Order(const double* l, double divisor) : l_(l), divisor_(divisor) {}
   bool operator()(int32_t a, int32_t b) const {
-    const double ta = Tempered(l_[a], divisor_);
-    const double tb = Tempered(l_[b], divisor_);
-    return (ta > tb) | ((ta == tb) & (a < b));
+    return scalar_ref::Before(Tempered(l_[a], divisor_), a, Tempered(l_[b], divisor_), b);
   }
 
  private:

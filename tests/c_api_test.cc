@@ -123,7 +123,7 @@ TEST(CApi, BadArgumentsReturnStatusesWithMessages) {
   exactsample_sampler_destroy(nullptr);
   EXPECT_EQ(exactsample_rng_stream(1, 4, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_rng_advance(nullptr, 3), EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(exactsample_set_target("NOSUCH"), EXACTSAMPLE_INVALID_PARAMETER);
+  EXPECT_EQ(exactsample_testing_force_target("NOSUCH"), EXACTSAMPLE_INVALID_PARAMETER);
   exactsample_params_init(nullptr);
   EXPECT_STREQ(exactsample_status_name(EXACTSAMPLE_INVALID_IDS), "invalid ids");
 }
@@ -229,9 +229,9 @@ TEST(CApi, VersionAndTargets) {
   EXPECT_EQ(exactsample_target_name(exactsample_target_count()), nullptr);
   for (size_t i = 0; i < exactsample_target_count(); ++i) {
     if (!exactsample_target_supported(i)) continue;
-    EXPECT_EQ(exactsample_set_target(exactsample_target_name(i)), EXACTSAMPLE_OK);
+    EXPECT_EQ(exactsample_testing_force_target(exactsample_target_name(i)), EXACTSAMPLE_OK);
   }
-  EXPECT_EQ(exactsample_set_target(nullptr), EXACTSAMPLE_OK);
+  EXPECT_EQ(exactsample_testing_force_target(nullptr), EXACTSAMPLE_OK);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // on or just below a partial sum of q, past the last one, and outside the
 // ranges its bound covers. The running sums it reads are made here by a
 // plain loop, independently of the exp-sum pass.
-#include "lib/cdf_from_sums.hpp"
+#include "lib/steps.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,13 +14,13 @@
 #include <random>
 #include <vector>
 
-#include "scalar_ref/cdf.hpp"
+#include "scalar_ref/twins/cdf.hpp"
 #include "tests/walk_test_util.hpp"
 
 namespace exactsample {
 namespace {
 
-using Rng = std::mt19937_64;
+using Rng = test::SplitMix;
 
 // prefix[k] = e[0] + ... + e[k * piece - 1] in order; the last entry is z.
 std::vector<double> Prefix(const test::Row& row, size_t piece) {
@@ -55,14 +55,19 @@ struct Tally {
   size_t decided = 0, declined = 0;
 };
 
+// The sums of `prefix` for pieces of `piece` ids.
+RowSums Sums(size_t n, const std::vector<double>& prefix, size_t piece) {
+  return {RowPieces{n, piece, prefix.size() - 1}, prefix};
+}
+
 // Checks one draw on the dispatched target; returns whether it was decided.
 bool Check(const test::Row& row, const std::vector<double>& prefix, size_t piece,
            double u) {
   const size_t n = row.e.size();
   const std::optional<size_t> got =
-      InverseCdfFromSums(row.e.data(), n, row.z, u, prefix.data(), piece);
+      InverseCdfFromSums(row.e.data(), row.z, u, Sums(n, prefix, piece));
   if (got) {
-    EXPECT_EQ(*got, scalar_ref::InverseCdf(row.e.data(), n, row.z, u))
+    EXPECT_EQ(*got, twins::InverseCdf(row.e.data(), n, row.z, u))
         << "n " << n << " piece " << piece << " u " << u;
   }
   return got.has_value();
@@ -114,7 +119,7 @@ TEST(InverseCdfFromSums, DeclinesWhatTheBoundDoesNotDecide) {
     }
     for (double u : draws) (Check(row, prefix, 4096, u) ? near.decided : near.declined)++;
     for (double u : {0.0, 0x1p-1074, 0x1p-61}) {
-      EXPECT_FALSE(InverseCdfFromSums(row.e.data(), n, row.z, u, prefix.data(), 4096))
+      EXPECT_FALSE(InverseCdfFromSums(row.e.data(), row.z, u, Sums(n, prefix, 4096)))
           << "u " << u;
     }
   }
@@ -126,14 +131,14 @@ TEST(InverseCdfFromSums, DeclinesOutsideItsRange) {
   const std::vector<double> e = {0.25, 1.0, 0.5};
   const double z = 1.75;
   const std::vector<double> prefix = {0.0, z};
-  EXPECT_EQ(InverseCdfFromSums(e.data(), 3, z, 0.5, prefix.data(), 3), 1u);
-  EXPECT_FALSE(InverseCdfFromSums(e.data(), 0, z, 0.5, prefix.data(), 3));
+  EXPECT_EQ(InverseCdfFromSums(e.data(), z, 0.5, Sums(3, prefix, 3)), 1u);
+  EXPECT_FALSE(InverseCdfFromSums(e.data(), z, 0.5, Sums(0, prefix, 3)));
   // z far outside [2^-400, 2^400]: the same row scaled.
   for (int scale : {-500, 500}) {
     std::vector<double> scaled = e;
     for (double& v : scaled) v = std::ldexp(v, scale);
     const std::vector<double> p = {0.0, std::ldexp(z, scale)};
-    EXPECT_FALSE(InverseCdfFromSums(scaled.data(), 3, p[1], 0.5, p.data(), 3));
+    EXPECT_FALSE(InverseCdfFromSums(scaled.data(), p[1], 0.5, Sums(3, p, 3)));
   }
 }
 

@@ -2,7 +2,7 @@
 // supported target: softmax rows with and without masked ids, draws near 0
 // and 1, draws exactly on a partial sum and just below it, and the fallback
 // where the rounded sum of q stays at or below u.
-#include "scalar_ref/cdf.hpp"
+#include "scalar_ref/twins/cdf.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 namespace exactsample {
 namespace {
 
-using Rng = std::mt19937_64;
+using Rng = test::SplitMix;
 
 struct Draw {
   const test::Row* row;
@@ -91,7 +91,7 @@ TEST(InverseCdfTest, MatchesTwin) {
     for (double u : DrawsFor(rng, row)) {
       draws.push_back({&row, u});
       want.push_back(
-          scalar_ref::InverseCdf(row.e.data(), row.e.size(), row.z, u));
+          twins::InverseCdf(row.e.data(), row.e.size(), row.z, u));
     }
   }
   size_t fallbacks = 0;
@@ -121,7 +121,7 @@ TEST(InverseCdfTest, SparseRows) {
   e[4999] = 0x1p-1074;
   const double z = 1.25;  // q[4999] rounds to 0: never returned
   for (double u : {0.0, 0.5, 0.8, 0.79999999999999993, 0.99999999999999989}) {
-    const size_t want = scalar_ref::InverseCdf(e.data(), e.size(), z, u);
+    const size_t want = twins::InverseCdf(e.data(), e.size(), z, u);
     test::ForEachTarget([&](int64_t target) {
       EXPECT_EQ(simd::InverseCdf(e.data(), e.size(), z, u), want)
           << hwy::TargetName(target) << " u " << u;

@@ -1,6 +1,6 @@
 // simd/compact.hpp against its scalar twin on every compiled and supported
 // target: the same count and the same ids.
-#include "scalar_ref/compact.hpp"
+#include "scalar_ref/twins/compact.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +11,7 @@
 
 #include "hwy/targets.h"
 #include "simd/compact.hpp"
+#include "tests/test_util.hpp"
 
 namespace exactsample {
 namespace {
@@ -18,11 +19,10 @@ namespace {
 void Check(const std::vector<double>& e, double threshold, size_t capacity,
            const std::string& what) {
   std::vector<uint32_t> want(capacity + 1, 7);
-  const size_t want_count = scalar_ref::CompactAtLeast(
+  const size_t want_count = twins::CompactAtLeast(
       e.data(), e.size(), threshold, want.data(), capacity);
   const size_t written = std::min(want_count, capacity);
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
+  test::ForEachTarget([&](int64_t target) {
     std::vector<uint32_t> got(capacity + 1, 7);
     const size_t count = simd::CompactAtLeast(e.data(), e.size(), threshold,
                                               got.data(), capacity);
@@ -32,12 +32,11 @@ void Check(const std::vector<double>& e, double threshold, size_t capacity,
                                  << hwy::TargetName(target);
     }
     ASSERT_EQ(got[capacity], 7u) << what << ": wrote past capacity";
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 TEST(CompactAtLeast, MatchesTheTwinOnEveryTarget) {
-  std::mt19937_64 rng(17);
+  test::SplitMix rng(17);
   std::vector<size_t> sizes;
   for (size_t n = 0; n <= 70; ++n) sizes.push_back(n);
   for (size_t n : {1000, 4099, 128256}) sizes.push_back(n);

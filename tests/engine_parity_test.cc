@@ -10,7 +10,8 @@
 
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
-#include "lib/standard_inputs.hpp"
+#include "exactsample/testing.hpp"
+#include "tools/lib/standard_inputs.hpp"
 #include "tests/random_requests.hpp"
 #include "tests/test_util.hpp"
 
@@ -84,7 +85,7 @@ void ExpectParity(uint64_t first_seed, int count, size_t max_vocab) {
     const Outcome want_traced = RunCase(c, Engine::reference, ref_ws, Mode::traced);
     for (const TargetInfo& t : compiled_targets()) {
       if (!t.supported) continue;
-      ASSERT_TRUE(force_target(t.name));
+      ASSERT_TRUE(testing::force_target(t.name));
       const Outcome got = RunCase(c, Engine::fast, fast_ws);
       EXPECT_EQ(got, want) << t.name << " " << Describe(c) << " error '"
                            << got.error << "' vs '" << want.error << "'";
@@ -100,7 +101,7 @@ void ExpectParity(uint64_t first_seed, int count, size_t max_vocab) {
       for (uint64_t& bits : want_ids.logprob_bits) bits = 0;
       EXPECT_EQ(quiet, want_ids) << t.name << " logprob off " << Describe(c);
     }
-    ASSERT_TRUE(force_target(""));
+    ASSERT_TRUE(testing::force_target(""));
   }
 }
 
@@ -148,13 +149,13 @@ TEST(EngineParity, TemperatureOneWithoutFilters) {
     const Outcome want = RunCase(c, Engine::reference, ref_ws);
     for (const TargetInfo& t : compiled_targets()) {
       if (!t.supported) continue;
-      ASSERT_TRUE(force_target(t.name));
+      ASSERT_TRUE(testing::force_target(t.name));
       for (int threads = 1; threads <= 3; ++threads) {
         EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::plain, threads), want)
             << t.name << " threads " << threads << " " << Describe(c);
       }
     }
-    ASSERT_TRUE(force_target(""));
+    ASSERT_TRUE(testing::force_target(""));
   }
 }
 

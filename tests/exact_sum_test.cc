@@ -2,7 +2,7 @@
 // bit for bit, on every compiled and supported target: random arrays of many
 // shapes, each shape aimed at one part of the grid argument (ties, binade
 // crossings, s zero or tiny, overflow of e / u, sums reaching powers of two).
-#include "scalar_ref/exact_sum.hpp"
+#include "scalar_ref/twins/exact_sum.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ namespace exactsample {
 namespace {
 
 using test::Bits;
-using Rng = std::mt19937_64;
+using Rng = test::SplitMix;
 
 double Uniform(Rng& rng, double lo, double hi) {
   return std::uniform_real_distribution<double>(lo, hi)(rng);
@@ -189,7 +189,7 @@ TEST(ExactSumTest, MatchesSequentialSumOnManyShapes) {
       const Shape shape = static_cast<Shape>((batch * kPerBatch + k) % kShapes);
       cases[k].e = MakeTerms(rng, shape, MakeLength(rng));
       cases[k].s = MakeStart(rng);
-      want[k] = scalar_ref::AccumulateExact(cases[k].s, cases[k].e.data(),
+      want[k] = twins::AccumulateExact(cases[k].s, cases[k].e.data(),
                                             cases[k].e.size());
     }
     test::ForEachTarget([&](int64_t target) {
@@ -235,7 +235,7 @@ TEST(ExactSumTest, AccumulateUntilMatchesSequentialWalk) {
         default: targets[k] = end < INFINITY ? std::nextafter(end, INFINITY) : end;
       }
       want_s[k] = c.s;
-      want_at[k] = scalar_ref::AccumulateUntil(want_s[k], c.e.data(), c.e.size(), targets[k]);
+      want_at[k] = twins::AccumulateUntil(want_s[k], c.e.data(), c.e.size(), targets[k]);
     }
     test::ForEachTarget([&](int64_t target) {
       for (size_t k = 0; k < cases.size(); ++k) {
@@ -267,7 +267,7 @@ TEST(ExactSumTest, Edges) {
       std::vector<double>(300, 0x1p-1074),            // all subnormal
   };
   for (const auto& e : arrays) {
-    const double want = scalar_ref::ExactSum(e.data(), e.size());
+    const double want = twins::ExactSum(e.data(), e.size());
     test::ForEachTarget([&](int64_t target) {
       const double got = simd::ExactSum(e.data(), e.size());
       EXPECT_EQ(Bits(got), Bits(want))
@@ -277,7 +277,7 @@ TEST(ExactSumTest, Edges) {
   // A -0.0 start stays -0.0 only while the terms are -0.0.
   const std::vector<double> zeros = {-0.0, -0.0, 0.0, -0.0};
   for (size_t n = 0; n <= zeros.size(); ++n) {
-    const double want = scalar_ref::AccumulateExact(-0.0, zeros.data(), n);
+    const double want = twins::AccumulateExact(-0.0, zeros.data(), n);
     test::ForEachTarget([&](int64_t target) {
       EXPECT_EQ(Bits(simd::AccumulateExact(-0.0, zeros.data(), n)), Bits(want))
           << hwy::TargetName(target) << " n " << n;

@@ -1,7 +1,7 @@
 // simd::ExpSum on every compiled and supported target and for every exp
 // variant, against its scalar definition bit for bit: Z, and every stored e.
 
-#include "scalar_ref/exp_sum.hpp"
+#include "scalar_ref/twins/exp_sum.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -15,9 +15,9 @@
 #include "gtest/gtest.h"
 #include "hwy/highway.h"
 #include "hwy/targets.h"
-#include "scalar_ref/exp_replica.hpp"
+#include "scalar_ref/twins/exp_glibc.hpp"
 #include "simd/exp_sum.hpp"
-#include "simd/exp_variant.hpp"
+#include "simd/exp_choice.hpp"
 #include "tests/test_util.hpp"
 #include "tests/run_self.hpp"
 
@@ -26,7 +26,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-uint64_t Bits(double x) { return std::bit_cast<uint64_t>(x); }
+using test::Bits;
 
 using Rng = test::SplitMix;
 
@@ -124,15 +124,15 @@ std::vector<size_t> Lengths() {
   return lengths;
 }
 
-// Z (and e) by the scalar definition for variant v: scalar_ref::ExpSum where
+// Z (and e) by the scalar definition for variant v: twins::ExpSum where
 // std::exp is v's exp, else the same loop with v's scalar replica.
 // s is the sum the row's earlier pieces left.
 double Reference(const Case& c, double shift, ExpVariant v, double* e, double s) {
   if (v == ExpVariant::libm || v == ProcessExp().variant) {
-    return scalar_ref::ExpSum(c.l.data(), c.l.size(), c.divisor, shift, e, s);
+    return twins::ExpSum(c.l.data(), c.l.size(), c.divisor, shift, e, s);
   }
   double (*exp)(double) =
-      v == ExpVariant::fused ? scalar_ref::ExpFused : scalar_ref::ExpUnfused;
+      v == ExpVariant::fused ? twins::ExpFused : twins::ExpUnfused;
   double z = s;
   for (size_t i = 0; i < c.l.size(); ++i) {
     e[i] = exp(c.l[i] / c.divisor - shift);
@@ -180,12 +180,10 @@ int CheckAll(ExpVariant v, const char* target) {
 
 // Every target, every variant (a test per variant keeps each one short).
 void CheckEveryTarget(ExpVariant v) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
+  test::ForEachTarget([&](int64_t target) {
     EXPECT_EQ(0, CheckAll(v, hwy::TargetName(target)))
         << hwy::TargetName(target);
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 TEST(ExpSumTest, Fused) { CheckEveryTarget(ExpVariant::fused); }
@@ -206,17 +204,15 @@ TEST(ExpSumTest, InPlace) {
   const std::vector<double> l = NormalLogits(rng, 1000, 2.0);
   const double shift = *std::max_element(l.begin(), l.end());
   const ExpVariant v = ProcessExp().variant;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
+  test::ForEachTarget([&](int64_t target) {
     std::vector<double> want(l.size());
     const double z =
-        scalar_ref::ExpSum(l.data(), l.size(), 1.0, shift, want.data());
+        twins::ExpSum(l.data(), l.size(), 1.0, shift, want.data());
     std::vector<double> e = l;
-    EXPECT_EQ(Bits(z),
-              Bits(ExpSum(e.data(), e.size(), 1.0, shift, e.data(), v)));
+    EXPECT_EQ(Bits(z), Bits(ExpSum(e.data(), e.size(), 1.0, shift, e.data(), v)))
+        << hwy::TargetName(target);
     for (size_t i = 0; i < e.size(); ++i) ASSERT_EQ(Bits(want[i]), Bits(e[i]));
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 // ExpStore writes ExpSum's e values (the twin's) and nothing else.
@@ -227,17 +223,15 @@ TEST(ExpSumTest, StoreWithoutSum) {
     const std::vector<double> l = NormalLogits(rng, n, 3.0);
     const double shift = *std::max_element(l.begin(), l.end()) / 0.7;
     std::vector<double> want(n);
-    scalar_ref::ExpSum(l.data(), n, 0.7, shift, want.data());
-    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-      hwy::SetSupportedTargetsForTest(target);
+    twins::ExpSum(l.data(), n, 0.7, shift, want.data());
+    test::ForEachTarget([&](int64_t target) {
       std::vector<double> e(n + 1, -1.0);
       ExpStore({l.data()}, n, 0.7, shift, e.data(), v);
       for (size_t i = 0; i < n; ++i) {
         ASSERT_EQ(Bits(want[i]), Bits(e[i])) << hwy::TargetName(target) << " n " << n;
       }
       ASSERT_EQ(e[n], -1.0);
-    }
-    hwy::SetSupportedTargetsForTest(0);
+    });
   }
 }
 
@@ -263,8 +257,7 @@ TEST(ExpSumTest, FromF32Row) {
       const double s = n % 2 ? 0.0 : 1.25;
       std::vector<double> want_e(n);
       const double want = Reference(c, shift, v, want_e.data(), s);
-      for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(target);
+      test::ForEachTarget([&](int64_t target) {
         const std::string at = std::string(hwy::TargetName(target)) + " " +
                                ToString(v) + " n " + std::to_string(n);
         std::vector<double> e(n + 1, -1.0), stored(n + 1, -1.0);
@@ -278,9 +271,24 @@ TEST(ExpSumTest, FromF32Row) {
         }
         ASSERT_EQ(e[n], -1.0);
         ASSERT_EQ(stored[n], -1.0);
-      }
-      hwy::SetSupportedTargetsForTest(0);
+      });
     }
+  }
+}
+
+}  // namespace
+}  // namespace exactsample::simd
+
+namespace exactsample::simd {
+namespace {
+
+// ExpVariantOn reads a target's answer without dispatching to it: the same
+// as dispatching there, on every target and for every process variant.
+TEST(ExpSumTest, VariantOnEachTargetWithoutDispatch) {
+  for (ExpVariant v : {ExpVariant::fused, ExpVariant::unfused, ExpVariant::libm}) {
+    test::ForEachTarget([&](int64_t target) {
+      EXPECT_EQ(ExpVariantOn(target, v), ExpVariantOnTarget(v)) << hwy::TargetName(target);
+    });
   }
 }
 

@@ -28,8 +28,8 @@
 #ifndef EXACTSAMPLE_TESTS_EXP_TEST_ONCE_
 #define EXACTSAMPLE_TESTS_EXP_TEST_ONCE_
 
-#include "scalar_ref/exp_replica.hpp"
-#include "simd/exp_variant.hpp"
+#include "scalar_ref/twins/exp_glibc.hpp"
+#include "simd/exp_choice.hpp"
 #include "tests/test_util.hpp"
 #include "tests/run_self.hpp"
 
@@ -37,7 +37,7 @@ namespace exactsample::exp_test {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-uint64_t Bits(double x) { return std::bit_cast<uint64_t>(x); }
+using test::Bits;
 
 using Rng = test::SplitMix;
 
@@ -107,9 +107,9 @@ double StdExp(double x) { return std::exp(x); }
 ScalarExp ProcessScalarExp() {
   switch (simd::ProcessExp().variant) {
     case simd::ExpVariant::fused:
-      return scalar_ref::ExpFused;
+      return twins::ExpFused;
     case simd::ExpVariant::unfused:
-      return scalar_ref::ExpUnfused;
+      return twins::ExpUnfused;
     case simd::ExpVariant::libm:
       break;
   }
@@ -170,13 +170,13 @@ std::vector<double> Interleaved(const std::vector<double>& xs) {
 void TestFusedMatchesReplica() {
   const auto& xs = et::Inputs();
   EXPECT_EQ(0u, et::CountMismatches("fused", xs, VectorExp<true>(xs),
-                                    scalar_ref::ExpFused));
+                                    twins::ExpFused));
 }
 
 void TestUnfusedMatchesReplica() {
   const auto& xs = et::Inputs();
   EXPECT_EQ(0u, et::CountMismatches("unfused", xs, VectorExp<false>(xs),
-                                    scalar_ref::ExpUnfused));
+                                    twins::ExpUnfused));
 }
 
 // The replica for the process's variant is std::exp, lanes mixed.

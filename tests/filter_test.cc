@@ -1,6 +1,6 @@
 // simd/filter.hpp against its scalar twins, bit for bit (e and the count of
 // ids left), on every compiled and supported target.
-#include "scalar_ref/filter.hpp"
+#include "scalar_ref/twins/filter.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,10 @@
 
 #include "hwy/targets.h"
 #include "hwy/tests/hwy_gtest.h"
-#include "scalar_ref/topk.hpp"
+#include "scalar_ref/twins/topk.hpp"
 #include "simd/filter.hpp"
 #include "tests/logit_rows.hpp"
+#include "tests/test_util.hpp"
 
 namespace exactsample::test {
 namespace {
@@ -27,7 +28,7 @@ std::vector<size_t> Sizes() {
 
 // e = exp(t - M) over a random kept set (about 3 ids in 4), 0 elsewhere.
 std::vector<double> MakeE(const std::vector<double>& l, double divisor,
-                          std::mt19937_64& rng) {
+                          test::SplitMix& rng) {
   double m = -INFINITY;
   for (double v : l) m = std::max(m, v / divisor);
   std::vector<double> e(l.size(), 0.0);
@@ -44,16 +45,14 @@ void CheckInPlace(const std::vector<double>& e, Kernel kernel, Twin twin,
                   const std::string& what) {
   std::vector<double> want = e;
   const size_t want_left = twin(want.data());
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
+  test::ForEachTarget([&](int64_t target) {
     std::vector<double> got = e;
     const size_t left = kernel(got.data());
     ASSERT_EQ(left, want_left) << what << " on " << hwy::TargetName(target);
     ASSERT_EQ(0,
               std::memcmp(got.data(), want.data(), e.size() * sizeof(double)))
         << what << " on " << hwy::TargetName(target);
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 void CheckZeroAfter(const std::vector<double>& l, double divisor,
@@ -66,14 +65,14 @@ void CheckZeroAfter(const std::vector<double>& l, double divisor,
         return simd::ZeroAfter(l.data(), divisor, p, n, t_cut, id_cut);
       },
       [&](double* p) {
-        return scalar_ref::ZeroAfter(l.data(), divisor, p, n, t_cut, id_cut);
+        return twins::ZeroAfter(l.data(), divisor, p, n, t_cut, id_cut);
       },
       what + ", cut (" + std::to_string(t_cut) + ", " + std::to_string(id_cut) +
           ")");
 }
 
 TEST(Filter, ZeroAfterMatchesTwin) {
-  std::mt19937_64 rng(21);
+  test::SplitMix rng(21);
   for (size_t n : Sizes()) {
     for (Row row : kAllRows) {
       const std::vector<double> l = MakeRow(row, n, rng);
@@ -101,14 +100,14 @@ TEST(Filter, ZeroAfterMatchesTwin) {
 
 // The twin at a top-k boundary leaves exactly the first k ids that had e > 0.
 TEST(Filter, ZeroAfterTwinKeepsTheTopK) {
-  std::mt19937_64 rng(22);
+  test::SplitMix rng(22);
   for (Row row : kAllRows) {
     for (double divisor : {1.0, 0.8, 1.5}) {
       const std::vector<double> l = MakeRow(row, 5000, rng);
       std::vector<double> e = MakeE(l, divisor, rng);
       std::vector<int32_t> top(40);
       const size_t k =
-          scalar_ref::TopK(l.data(), divisor, l.size(), 40, top.data());
+          twins::TopK(l.data(), divisor, l.size(), 40, top.data());
       std::vector<bool> in_top(l.size(), false);
       for (size_t j = 0; j < k; ++j) in_top[top[j]] = true;
       std::vector<double> want = e;
@@ -116,7 +115,7 @@ TEST(Filter, ZeroAfterTwinKeepsTheTopK) {
         if (!in_top[i]) want[i] = 0.0;
       }
       const int32_t id_k = top[k - 1];
-      scalar_ref::ZeroAfter(l.data(), divisor, e.data(), l.size(),
+      twins::ZeroAfter(l.data(), divisor, e.data(), l.size(),
                             scalar_ref::Tempered(l[id_k], divisor), id_k);
       EXPECT_EQ(e, want) << RowName(row) << ", divisor = " << divisor;
     }
@@ -135,7 +134,7 @@ std::vector<double> NearThreshold(double z, double threshold) {
 }
 
 TEST(Filter, MinPMatchesTwin) {
-  std::mt19937_64 rng(23);
+  test::SplitMix rng(23);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (size_t n : Sizes()) {
     for (double m : {1e-300, 0.001, 0.05, 0.1, 0.5, 0.999, 1.0}) {
@@ -153,7 +152,7 @@ TEST(Filter, MinPMatchesTwin) {
       }
       CheckInPlace(
           e, [&](double* p) { return simd::MinPFilter(p, n, z, threshold); },
-          [&](double* p) { return scalar_ref::MinPFilter(p, n, z, threshold); },
+          [&](double* p) { return twins::MinPFilter(p, n, z, threshold); },
           "n = " + std::to_string(n) + ", m = " + std::to_string(m));
       if (HasFatalFailure()) return;
     }

@@ -1,5 +1,5 @@
 // The near-tie rule for greedy streams from different float paths.
-#include "lib/greedy_stream.hpp"
+#include "tools/lib/greedy_stream.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_util.hpp"
+
 namespace exactsample::test {
 
 enum class Row {
@@ -40,7 +42,7 @@ inline std::string RowName(Row row) {
 }
 
 // The standard row: what a model's logits look like.
-inline std::vector<float> NormalRowF32(size_t n, std::mt19937_64& rng) {
+inline std::vector<float> NormalRowF32(size_t n, test::SplitMix& rng) {
   std::normal_distribution<float> normal(0.0f, 1.5f);
   std::vector<float> x(n);
   for (float& v : x) v = normal(rng);
@@ -50,7 +52,7 @@ inline std::vector<float> NormalRowF32(size_t n, std::mt19937_64& rng) {
   return x;
 }
 
-inline std::vector<double> MakeRow(Row row, size_t n, std::mt19937_64& rng) {
+inline std::vector<double> MakeRow(Row row, size_t n, test::SplitMix& rng) {
   std::vector<double> l(n);
   std::uniform_int_distribution<size_t> id(0, n - 1);
   switch (row) {

@@ -1,6 +1,6 @@
 // simd/max.hpp against its scalar twins, bit for bit, on every compiled and
 // supported target.
-#include "scalar_ref/max.hpp"
+#include "scalar_ref/twins/max.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -13,11 +13,12 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "simd/max.hpp"
 #include "tests/logit_rows.hpp"
+#include "tests/test_util.hpp"
 
 namespace exactsample::test {
 namespace {
 
-uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
+using test::Bits;
 
 // Every length up to 70 (each tail length on every target), then large rows.
 std::vector<size_t> Sizes() {
@@ -32,14 +33,14 @@ std::vector<size_t> Sizes() {
 void CheckWiden(const std::vector<float>& x, const std::string& what) {
   std::vector<double> l(x.size(), 7.0), l_ref(x.size(), 7.0);
   const simd::WidenResult r = simd::WidenMax(x.data(), x.size(), l.data());
-  const scalar_ref::WidenResult r_ref =
-      scalar_ref::WidenMax(x.data(), x.size(), l_ref.data());
+  const twins::WidenResult r_ref =
+      twins::WidenMax(x.data(), x.size(), l_ref.data());
   ASSERT_EQ(r.bad, r_ref.bad) << what;
   ASSERT_EQ(0, std::memcmp(l.data(), l_ref.data(), l.size() * sizeof(double)))
       << what;
   // CheckedMax: the same maximum and check without the row.
   const simd::WidenResult c = simd::CheckedMax(x.data(), x.size());
-  const scalar_ref::WidenResult c_ref = scalar_ref::CheckedMax(x.data(), x.size());
+  const twins::WidenResult c_ref = twins::CheckedMax(x.data(), x.size());
   ASSERT_EQ(c.bad, r_ref.bad) << what;
   ASSERT_EQ(c_ref.bad, r_ref.bad) << what;
   if (!r.bad) {
@@ -53,7 +54,7 @@ class MaxTest : public hwy::TestWithParamTarget {};
 HWY_TARGET_INSTANTIATE_TEST_SUITE_P(MaxTest);
 
 TEST_P(MaxTest, WidenMaxMatchesTwin) {
-  std::mt19937_64 rng(1);
+  test::SplitMix rng(1);
   for (size_t n : Sizes()) {
     const std::string at = "n = " + std::to_string(n);
     CheckWiden(NormalRowF32(n, rng), "normal, " + at);
@@ -70,7 +71,7 @@ TEST_P(MaxTest, WidenMaxFlagsNanAndInfAnywhere) {
   const float kBad[] = {std::numeric_limits<float>::quiet_NaN(),
                         -std::numeric_limits<float>::quiet_NaN(),
                         std::numeric_limits<float>::signaling_NaN(), INFINITY};
-  std::mt19937_64 rng(2);
+  test::SplitMix rng(2);
   for (size_t n : Sizes()) {
     std::vector<size_t> places;
     if (n <= 70) {
@@ -97,18 +98,18 @@ TEST_P(MaxTest, WidenMaxFlagsNanAndInfAnywhere) {
 }
 
 TEST_P(MaxTest, MaxAndFindFirstMatchTwins) {
-  std::mt19937_64 rng(3);
+  test::SplitMix rng(3);
   for (Row row : kAllRows) {
     for (size_t n : Sizes()) {
       const std::vector<double> l = MakeRow(row, n, rng);
       const std::string what = RowName(row) + ", n = " + std::to_string(n);
       ASSERT_EQ(Bits(simd::Max(l.data(), n)),
-                Bits(scalar_ref::Max(l.data(), n)))
+                Bits(twins::Max(l.data(), n)))
           << what;
       const double m = simd::Max(l.data(), n);
       for (double value : {m, l[n / 2], l[n - 1], std::nextafter(m, INFINITY)}) {
         ASSERT_EQ(simd::FindFirst(l.data(), n, value),
-                  scalar_ref::FindFirst(l.data(), n, value))
+                  twins::FindFirst(l.data(), n, value))
             << what << " value " << value;
       }
     }
@@ -118,13 +119,13 @@ TEST_P(MaxTest, MaxAndFindFirstMatchTwins) {
 // The twins against their definitions: the first maximal element, and a
 // zero maximum as +0.0.
 TEST(MaxTwin, IsTheFirstLargest) {
-  std::mt19937_64 rng(4);
+  test::SplitMix rng(4);
   for (Row row : kAllRows) {
     for (size_t n : {1, 2, 3, 17, 1000}) {
       const std::vector<double> l = MakeRow(row, n, rng);
       const auto first = std::max_element(l.begin(), l.end());
-      const double m = scalar_ref::Max(l.data(), n);
-      EXPECT_EQ(scalar_ref::FindFirst(l.data(), n, m),
+      const double m = twins::Max(l.data(), n);
+      EXPECT_EQ(twins::FindFirst(l.data(), n, m),
                 static_cast<size_t>(first - l.begin()));
       EXPECT_EQ(m, *first);
       if (m == 0.0) {
@@ -133,9 +134,9 @@ TEST(MaxTwin, IsTheFirstLargest) {
     }
   }
   std::vector<double> l = {-0.0, -1.0, -0.0};
-  EXPECT_EQ(Bits(scalar_ref::Max(l.data(), 3)), Bits(0.0));
-  EXPECT_EQ(scalar_ref::FindFirst(l.data(), 3, 0.0), 0u);
-  EXPECT_EQ(scalar_ref::FindFirst(l.data(), 3, 1.0), 3u);
+  EXPECT_EQ(Bits(twins::Max(l.data(), 3)), Bits(0.0));
+  EXPECT_EQ(twins::FindFirst(l.data(), 3, 0.0), 0u);
+  EXPECT_EQ(twins::FindFirst(l.data(), 3, 1.0), 3u);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The .npy reader on files the test writes byte by byte (no numpy needed).
-#include "lib/npy.hpp"
+#include "tools/lib/npy.hpp"
 
 #include <gtest/gtest.h>
 

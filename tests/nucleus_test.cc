@@ -1,9 +1,9 @@
-// simd::NucleusCut against scalar_ref::NucleusCut on every compiled and
+// simd::NucleusCut against twins::NucleusCut on every compiled and
 // supported target: peaked and flat rows, ties in t (quantized logits, equal
 // logits, distinct logits that divide to one t), divisors other than 1,
 // masked runs, underflowed e, and p at 0, tiny, common values, exactly on a
 // partial sum of the walk and next to it, and out of reach.
-#include "scalar_ref/nucleus.hpp"
+#include "scalar_ref/twins/nucleus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,8 +21,8 @@
 namespace exactsample {
 namespace {
 
-using Rng = std::mt19937_64;
-using scalar_ref::Cut;
+using Rng = test::SplitMix;
+using twins::Cut;
 using test::Bits;
 
 double Uniform(Rng& rng, double lo, double hi) {
@@ -174,7 +174,7 @@ std::vector<Probe> ProbeRows(Rng& rng, const std::vector<test::Row>& rows) {
     for (double p : ProbesFor(rng, row)) {
       probes.push_back(
           {&row, p,
-           scalar_ref::NucleusCut(row.l.data(), row.divisor, row.e.data(),
+           twins::NucleusCut(row.l.data(), row.divisor, row.e.data(),
                                   row.l.size(), row.z, p)});
     }
   }

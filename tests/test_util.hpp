@@ -1,4 +1,5 @@
-// Helpers shared by the tests: fixture paths, bit comparisons.
+// Helpers shared by the tests: fixture paths, bit comparisons, the input
+// generator, and a check run on every compiled and supported target.
 #pragma once
 
 #include <bit>
@@ -6,7 +7,10 @@
 #include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <string>
+
+#include "hwy/targets.h"
 
 #include "exactsample/pcg32.hpp"
 
@@ -19,9 +23,15 @@ inline nlohmann::json LoadJson(const std::string& file) {
 
 inline uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
 
-// SplitMix64 (the library's mix64 over a Weyl sequence): deterministic
-// test inputs.
+// SplitMix64 (the library's mix64 over a Weyl sequence): the tests' one
+// input generator, also a standard random bit generator for <random>'s
+// distributions.
 struct SplitMix {
+  using result_type = uint64_t;
+  static constexpr uint64_t min() { return 0; }
+  static constexpr uint64_t max() { return std::numeric_limits<uint64_t>::max(); }
+  uint64_t operator()() { return Next(); }
+
   uint64_t state;
   uint64_t Next() { return mix64(state += 0x9E3779B97F4A7C15ULL); }
   double Uniform(double lo, double hi) {
@@ -33,5 +43,16 @@ struct SplitMix {
     return sigma * std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
   }
 };
+
+// Calls f(target) with dynamic dispatch forced to each compiled target the
+// CPU supports in turn (Highway's test hook), then restores the best one.
+template <class F>
+void ForEachTarget(const F& f) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    f(target);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
 
 }  // namespace exactsample::test

@@ -1,6 +1,6 @@
 // simd::TopK against std::sort with the (t desc, id asc) comparator and
 // against its scalar twin, on every compiled and supported target.
-#include "scalar_ref/topk.hpp"
+#include "scalar_ref/twins/topk.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +12,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "simd/topk.hpp"
 #include "tests/logit_rows.hpp"
+#include "tests/test_util.hpp"
 
 namespace exactsample::test {
 namespace {
@@ -50,8 +51,7 @@ void Check(const std::vector<double>& l, double divisor, size_t k,
   const size_t want = std::min(k, sorted.size());
   const std::vector<int32_t> expected(sorted.begin(), sorted.begin() + want);
   std::vector<int32_t> scratch(simd::TopKScratchSize(n));
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
+  test::ForEachTarget([&](int64_t target) {
     std::fill(scratch.begin(), scratch.end(), 123);
     std::vector<int32_t> out(std::min(k, n) + 1, kGuard);
     const size_t count =
@@ -60,11 +60,10 @@ void Check(const std::vector<double>& l, double divisor, size_t k,
     ASSERT_EQ(out.back(), kGuard) << what << " on " << hwy::TargetName(target);
     out.resize(count);
     ASSERT_EQ(out, expected) << what << " on " << hwy::TargetName(target);
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
   if (with_twin) {
     std::vector<int32_t> out(std::min(k, n) + 1, kGuard);
-    const size_t count = scalar_ref::TopK(l.data(), divisor, n, k, out.data());
+    const size_t count = twins::TopK(l.data(), divisor, n, k, out.data());
     ASSERT_EQ(out.back(), kGuard) << what << " (twin)";
     out.resize(count);
     ASSERT_EQ(out, expected) << what << " (twin)";
@@ -92,7 +91,7 @@ const std::vector<double> kDivisors = {1.0, 0.8, 1.5, 3.0, 1e308};
 // CheckRow on a row of each kind at each length, with each divisor.
 void CheckRows(uint64_t seed, const std::vector<size_t>& lengths,
                const std::vector<double>& divisors) {
-  std::mt19937_64 rng(seed);
+  test::SplitMix rng(seed);
   for (size_t n : lengths) {
     for (Row row : kAllRows) {
       const std::vector<double> l = MakeRow(row, n, rng);
@@ -117,7 +116,7 @@ TEST(TopK, VocabularyRowsMatchSort) { CheckRows(13, {128256, 262144}, {1.0, 0.8}
 // A temperature so small that l / T overflows to -inf for most negative l
 // while the largest t stays finite: those ids are ordered by id.
 TEST(TopK, FiniteLogitsTemperedToMinusInf) {
-  std::mt19937_64 rng(14);
+  test::SplitMix rng(14);
   std::normal_distribution<double> normal(0.0, 1.5);
   for (size_t n : {7, 64, 1000, 70001}) {
     std::vector<double> l(n);

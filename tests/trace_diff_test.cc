@@ -1,6 +1,6 @@
 // The audit's stage comparison with planted differences: each names the
 // stage where it was planted, and earlier stages win.
-#include "lib/trace_diff.hpp"
+#include "tools/lib/trace_diff.hpp"
 
 #include <gtest/gtest.h>
 

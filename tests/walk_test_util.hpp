@@ -1,6 +1,5 @@
-// Helpers shared by the exact-sum, inverse-CDF and nucleus tests: bit
-// comparison, running a check on every compiled and supported Highway
-// target, and softmax rows shaped like the engine's.
+// Softmax rows shaped like the engine's, shared by the exact-sum,
+// inverse-CDF, nucleus and row-pass tests.
 #pragma once
 
 #include <bit>
@@ -9,21 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "hwy/targets.h"
+#include "tests/test_util.hpp"
 
 namespace exactsample::test {
-
-inline uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
-
-// Calls f(target) with dynamic dispatch forced to each target in turn.
-template <class F>
-void ForEachTarget(const F& f) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    f(target);
-  }
-  hwy::SetSupportedTargetsForTest(0);
-}
 
 // One row as the engine holds it before steps 7 and 11: l widened from f32,
 // t = l / divisor, e = exp(t - M) over the kept ids (0 elsewhere, where l is

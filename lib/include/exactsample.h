@@ -4,9 +4,9 @@
  * Threading: an exactsample_sampler holds scratch memory and the last error
  * message; use one per thread (or guard it). Different samplers may be used
  * from different threads at once. exactsample_sample_batch spreads rows over
- * OpenMP threads itself. exactsample_set_target is process-wide: call it
- * (and the first exactsample_target_* call) before sampling starts, not
- * while other threads sample. Generators
+ * OpenMP threads itself. exactsample_testing_force_target (for audits,
+ * tests and benchmarks) is process-wide: call it before sampling starts,
+ * not while other threads sample. Generators
  * (exactsample_rng) are plain values owned by the caller; a row's generator
  * must not be shared with another row of the same batch.
  */
@@ -124,12 +124,15 @@ exactsample_status exactsample_sample_batch(exactsample_sampler* sampler,
 const char* exactsample_sampler_row_error(const exactsample_sampler* sampler,
                                           size_t row);
 
-/* SIMD targets: count, names (best first), whether supported; forcing one
- * is process-wide ("" or NULL restores the best). */
+/* SIMD targets: count, names (best first), whether supported. */
 size_t exactsample_target_count(void);
 const char* exactsample_target_name(size_t index);
 int exactsample_target_supported(size_t index);
-exactsample_status exactsample_set_target(const char* name);
+
+/* Testing: runs the fast engine on the named target from now on,
+ * process-wide, for audits, tests and benchmarks ("" or NULL restores the
+ * best supported target). */
+exactsample_status exactsample_testing_force_target(const char* name);
 
 #ifdef __cplusplus
 }

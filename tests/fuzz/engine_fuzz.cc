@@ -11,6 +11,7 @@
 
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
+#include "exactsample/testing.hpp"
 
 namespace {
 
@@ -81,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const TargetInfo& t : compiled_targets()) {
     if (t.supported) supported.push_back(t);
   }
-  force_target(supported[target_pick % supported.size()].name);
+  testing::force_target(supported[target_pick % supported.size()].name);
 
   static Workspace ref_ws, fast_ws;
   const Request req{logits, {}, history, p};

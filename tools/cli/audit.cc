@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "exactsample/targets.hpp"
+#include "exactsample/testing.hpp"
 #include "tools/cli/audit_against.hpp"
 #include "tools/cli/audit_engines.hpp"
 #include "tools/cli/audit_greedy.hpp"
@@ -67,11 +68,11 @@ int Audit(const AuditOptions& o) {
     tokens += library.tokens.size();
     bool agree = true;
     for (const std::string& target : targets) {
-      force_target(target);
+      testing::force_target(target);
       agree &= CompareRuns(ref, "reference", library, "fast/" + target,
                            RunTraced(requests[i], Engine::fast, ws), report);
     }
-    force_target("");
+    testing::force_target("");
     if (!o.against.empty()) {
       agree &= CompareWithOther(ref, library, other_name, others[i], report);
     }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/trace_diff.hpp"
+#include "tools/lib/trace_diff.hpp"
 #include "tools/cli/audit_inputs.hpp"
 #include "tools/cli/audit_report.hpp"
 

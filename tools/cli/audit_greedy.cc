@@ -5,8 +5,8 @@
 #include <iostream>
 #include <set>
 
-#include "lib/greedy_stream.hpp"
-#include "lib/npy.hpp"
+#include "tools/lib/greedy_stream.hpp"
+#include "tools/lib/npy.hpp"
 #include "tools/cli/audit_report.hpp"
 #include "tools/cli/json_lines.hpp"
 #include "tools/cli/replay_format.hpp"

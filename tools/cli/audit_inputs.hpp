@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
-#include "lib/npy.hpp"
+#include "tools/lib/npy.hpp"
 #include "tools/cli/audit.hpp"
 
 namespace exactsample::cli {

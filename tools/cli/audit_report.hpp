@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "lib/greedy_stream.hpp"
-#include "lib/trace_diff.hpp"
+#include "tools/lib/greedy_stream.hpp"
+#include "tools/lib/trace_diff.hpp"
 
 namespace exactsample::cli {
 

@@ -14,8 +14,9 @@
 #include <list>
 
 #include "exactsample/targets.hpp"
-#include "lib/floor_pass.hpp"
-#include "lib/standard_inputs.hpp"
+#include "exactsample/testing.hpp"
+#include "tools/lib/floor_pass.hpp"
+#include "tools/lib/standard_inputs.hpp"
 #include "tools/cli/bench_report.hpp"
 
 namespace exactsample::cli {
@@ -110,7 +111,7 @@ int Bench(const BenchOptions& o) {
   if (auto v = validate(Request{logits, {}, {}, {}}); !v) {
     return BadInput(v.error().message);
   }
-  if (auto r = force_target(o.target); !r) return BadInput(r.error().message);
+  if (auto r = testing::force_target(o.target); !r) return BadInput(r.error().message);
   const std::string target = o.target.empty() ? BestTarget() : o.target;
   const auto wanted = [&](const std::string& config) {
     return o.config.empty() || o.config == config;

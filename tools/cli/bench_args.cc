@@ -1,7 +1,7 @@
 // The options of `exactsample bench`.
 #include <CLI/CLI.hpp>
 
-#include "lib/standard_inputs.hpp"
+#include "tools/lib/standard_inputs.hpp"
 #include "tools/cli/bench.hpp"
 
 namespace exactsample::cli {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "lib/standard_inputs.hpp"
+#include "tools/lib/standard_inputs.hpp"
 
 namespace exactsample::cli {
 namespace {

@@ -4,7 +4,8 @@
 #include <vector>
 
 #include "exactsample/targets.hpp"
-#include "lib/standard_inputs.hpp"
+#include "exactsample/testing.hpp"
+#include "tools/lib/standard_inputs.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace exactsample::cli {
@@ -85,10 +86,10 @@ int Demo() {
   runs.push_back(Generate("reference", logits, base, Engine::reference));
   for (const TargetInfo& t : compiled_targets()) {
     if (!t.supported) continue;
-    force_target(t.name);
+    testing::force_target(t.name);
     runs.push_back(Generate("fast/" + t.name, logits, base, Engine::fast));
   }
-  force_target("");
+  testing::force_target("");
 
   const Run& ref = runs.front();
   std::printf("  step      id   logprob\n");

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exactsample/targets.hpp"
+#include "exactsample/testing.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/replay_format.hpp"
 
@@ -33,7 +34,7 @@ int Replay(const std::string& path, const EngineChoice& choice) {
     std::cerr << "exactsample replay: " << cases.error().message << "\n";
     return 2;
   }
-  if (auto r = force_target(choice.target); !r) {
+  if (auto r = testing::force_target(choice.target); !r) {
     std::cerr << "exactsample replay: " << r.error().message << "\n";
     return 2;
   }

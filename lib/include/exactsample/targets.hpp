@@ -1,4 +1,6 @@
-// The SIMD targets the fast engine was compiled for, and forcing one.
+// The SIMD targets the fast engine was compiled for, which one it uses and
+// how each computes exp. Forcing a target is for audits, tests and
+// benchmarks: exactsample/testing.hpp.
 #pragma once
 
 #include <string>
@@ -19,8 +21,8 @@ struct TargetInfo {
   std::string exp;
 };
 
-// Best first. The first call visits each target to ask how it computes
-// exp: make it before other threads sample (force_target's rule).
+// Best first. Support is read from the CPU on the first call (before any
+// testing::force_target, which makes that call itself).
 std::vector<TargetInfo> compiled_targets();
 
 // Which of glibc's exp variants this process's std::exp is, and why the
@@ -28,10 +30,5 @@ std::vector<TargetInfo> compiled_targets();
 // neither replica matched, the floating-point environment is not the
 // default, or EXACTSAMPLE_FORCE_LIBM_EXP is set.
 std::string exp_choice();
-
-// Makes the fast engine run on the named target from now on, process-wide
-// (for audits, tests and benchmarks; not meant to change while other threads
-// sample). "" restores the best supported target. Errors name the target.
-Result<std::monostate> force_target(std::string_view name);
 
 }  // namespace exactsample

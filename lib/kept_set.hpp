@@ -1,0 +1,44 @@
+// The kept set K of the fast engine as dense arrays, shared by steps 6 to 11.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "lib/row_sums.hpp"
+#include "lib/workspace.hpp"
+
+namespace exactsample {
+
+// Entry j is the id id_of[j] (or j when id_of is null: K spans the row),
+// with penalised logit l[j] and e[j] = exp(l[j] / T - M / T). Ids outside K
+// have e[j] == 0 exactly, which leaves every ascending sum and the inverse
+// CDF as the spec computes them over K.
+struct KeptSet {
+  const double* l;       // null where no step after the softmax reads it
+  double* e;
+  size_t n;
+  const int32_t* id_of;  // ascending ids, or null
+  double z;              // sum of e in ascending id order
+  // The exp-sum pass's running sums of e, while e is its output unchanged.
+  std::optional<RowSums> sums;
+
+  int32_t Id(size_t j) const {
+    return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);
+  }
+};
+
+// The most ids a compact K holds: beyond it, compaction would cost more
+// than it saves and push the workspace past ~24 bytes per vocabulary entry.
+inline size_t CompactCapacity(size_t vocab) {
+  return vocab / 16 > 1024 ? vocab / 16 : 1024;
+}
+
+// Filters whose kept set is a prefix of (t desc, id asc) order continue on a
+// compact K when it is small: the entries with e >= threshold (a prefix too,
+// since e does not decrease as t grows) move, in ascending id order, to the
+// workspace's compact buffers; Z is unchanged. Returns false, leaving K as it
+// was, when more than CompactCapacity entries qualify.
+bool CompactPrefix(KeptSet& kept, double threshold, Workspace::Impl& ws);
+
+}  // namespace exactsample

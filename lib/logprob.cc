@@ -1,0 +1,46 @@
+// The logprob's softmax over all V ids (step 3's logprob, computed as step 9)
+// and step 4, which reads the same row.
+#include <cmath>
+
+#include "lib/row_passes.hpp"
+#include "lib/steps.hpp"
+#include "simd/max.hpp"
+
+namespace exactsample {
+
+LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, Workspace::Impl& ws) {
+  LogprobSoftmax out{logits.max, NAN, std::nullopt};
+  if (!plan.logprob && !plan.shared_softmax) return out;
+  // The spec's M is the first maximum in id order; for a zero its sign
+  // reaches the logprob through l[c] - M.
+  if (out.max == 0.0 && plan.logprob) {
+    size_t first = 0;
+    if (logits.l != nullptr) {
+      first = simd::FindFirst(logits.l, logits.n, 0.0);
+    } else {
+      while (logits.x[first] != 0.0f) ++first;
+    }
+    out.max = logits.At(first);
+  }
+  const simd::ExpSource src = logits.l != nullptr ? simd::ExpSource{logits.l}
+                                                  : simd::ExpSource{nullptr, logits.x};
+  // e is stored where steps 6 to 9 reuse it, and where helper threads hand
+  // their pieces over.
+  double* const e = plan.shared_softmax || plan.threads > 1 ? ws.e.data() : nullptr;
+  const ExpSumResult pass =
+      ExpSumPass(src, logits.n, 1.0, out.max, e, plan.exp, plan.threads, ws.sums);
+  out.z = pass.z;
+  if (plan.shared_softmax) out.sums = pass.sums;
+  return out;
+}
+
+Token LogprobSoftmax::TokenOf(const Logits& logits, size_t id, bool logprob) const {
+  return Token{static_cast<int32_t>(id),
+               logprob ? (logits.At(id) - max) - std::log(z) : NAN};
+}
+
+size_t Greedy(const Logits& logits) {
+  return simd::FindFirst(logits.l, logits.n, logits.max);
+}
+
+}  // namespace exactsample

@@ -1,0 +1,105 @@
+// The fast engine's spec steps, one function each, composed in order by
+// SampleFast (lib/fast_engine.cc):
+//
+//   steps 1 to 3   PenalizedLogits   lib/penalties.cc
+//   logprob        LogprobSoftmax    lib/logprob.cc   (step 9 over all V ids)
+//   step 4         Greedy            lib/logprob.cc
+//   steps 5, 6     TopK              lib/top_k.cc     (t = l / T inside the kernels)
+//   step 7         TopP              lib/top_p.cc
+//   step 8         MinP              lib/min_p.cc
+//   steps 9 to 11  Draw              lib/draw.cc      (step 10's u from the caller)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "exactsample/exactsample.hpp"
+#include "lib/kept_set.hpp"
+#include "lib/row_sums.hpp"
+#include "lib/workspace.hpp"
+#include "simd/exp_choice.hpp"
+#include "simd/nucleus.hpp"
+
+namespace exactsample {
+
+// The fast paths one request takes, each decided here and nowhere else.
+struct Plan {
+  int threads;           // SampleOptions::threads, for the passes over all V ids
+  simd::ExpVariant exp;  // the exp the kernels replicate
+  bool top_k;            // step 6 cuts: 0 < top_k < V
+  bool logprob;          // the logprob's softmax is wanted (by the caller or a trace)
+  // Temperature 1 without top-k: the logprob's e values are step 9's over
+  // K = every id, so steps 6 to 9 need no second exp pass.
+  bool shared_softmax;
+  // Shared, and nothing else reads every logit (no penalty, top-p, min-p or
+  // trace): the passes read the f32 row and the f64 row is never stored.
+  bool f32_row;
+
+  static Plan Of(const Request& request, const SampleOptions& options);
+};
+
+// The logits after steps 1 to 3.
+struct Logits {
+  const float* x;   // the caller's f32 row
+  const double* l;  // penalised f64 logits; null on the f32-row path
+  size_t n;
+  double max;       // the largest l
+
+  double At(size_t id) const { return l != nullptr ? l[id] : static_cast<double>(x[id]); }
+};
+
+// Whether steps 2 and 3 can change any logit: a repetition penalty with a
+// history, or frequency and presence penalties with generated ids.
+bool PenaltiesApply(const Request& request);
+
+// Steps 1 to 3, with their checks: NaN or +inf logits, every logit -inf,
+// penalties that produce NaN, +inf or nothing finite, a temperature that
+// overflows the largest logit.
+Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
+                               Workspace::Impl& ws);
+
+// The reported logprob: log_softmax over all V ids after step 3, computed as
+// in step 9. Its e values are left in ws.e when plan.shared_softmax.
+struct LogprobSoftmax {
+  double max;  // M: the first maximum in id order (its sign reaches l - M)
+  double z;    // Z over all V ids; NaN when not computed
+  std::optional<RowSums> sums;  // of the e values left in ws.e
+
+  Token TokenOf(const Logits& logits, size_t id, bool logprob) const;
+};
+LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, Workspace::Impl& ws);
+
+// Step 4: the lowest id holding the largest logit.
+size_t Greedy(const Logits& logits);
+
+// Steps 5 and 6: K after top-k, with e = exp(l / T - M / T).
+KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
+             const SamplingParams& params, const Plan& plan, Workspace::Impl& ws);
+
+// Step 7. Returns the cut (found false: nothing dropped).
+// Over a whole row, the ids below this e hold at most half the mass top-p
+// drops: the candidates it tries first.
+double TopPCandidateThreshold(double z, size_t n, double p);
+simd::Cut TopP(KeptSet& kept, const SamplingParams& params, Workspace::Impl& ws);
+
+// Step 8. Returns Z before the filter and the threshold on q, when it ran.
+struct MinPCut {
+  double z_before;
+  double threshold;  // q = e / z_before stays when q >= threshold
+};
+std::optional<MinPCut> MinP(KeptSet& kept, double min_p, Workspace::Impl& ws);
+
+// Steps 9 and 11 for step 10's draw u: the entry of K the inverse CDF
+// returns. Decided from K's running sums when they decide it, else by the
+// walk.
+size_t Draw(const KeptSet& kept, double u);
+
+// Step 11 from running sums alone: the entry for e[0..n), z and u (see
+// simd::InverseCdf) when error bounds decide it from the sequential sums,
+// nullopt when they do not (u within about 4 n 2^-53 of a partial sum of q,
+// or u or z out of the range the bounds cover).
+std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
+                                         const RowSums& sums);
+
+}  // namespace exactsample

@@ -1,0 +1,131 @@
+#include "scalar_ref/checks.hpp"
+
+#include <cmath>
+#include <charconv>
+#include <string>
+
+namespace exactsample::checks {
+namespace {
+
+std::string Num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];  // shortest text that reads back as the same double
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+Error Param(const char* field, const std::string& value, const char* rule) {
+  return {ErrorCode::invalid_parameter, field,
+          std::string(field) + " = " + value + ": " + rule};
+}
+
+std::optional<Error> Ids(const char* field, std::span<const int32_t> ids,
+                         size_t vocab) {
+  for (size_t j = 0; j < ids.size(); ++j) {
+    if (ids[j] < 0 || static_cast<size_t>(ids[j]) >= vocab) {
+      return Error{ErrorCode::invalid_ids, field,
+                   std::string(field) + "[" + std::to_string(j) + "] = " +
+                       std::to_string(ids[j]) + ": outside [0, V) with V = " +
+                       std::to_string(vocab)};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Error> ParamsAndIds(const Request& request) {
+  const size_t vocab = request.logits.size();
+  if (vocab == 0) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 "logits: empty (V = 0); at least one logit is needed"};
+  }
+  if (vocab > static_cast<size_t>(INT32_MAX)) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 "logits: V = " + std::to_string(vocab) +
+                     " exceeds the largest id 2^31 - 1"};
+  }
+  const SamplingParams& p = request.params;
+  if (!std::isfinite(p.temperature) || p.temperature < 0) {
+    return Param("temperature", Num(p.temperature), "must be finite and >= 0");
+  }
+  if (std::isnan(p.top_p) || p.top_p < 0) {
+    return Param("top_p", Num(p.top_p), "must be >= 0 (>= 1 turns it off)");
+  }
+  if (!(p.min_p >= 0 && p.min_p <= 1)) {
+    return Param("min_p", Num(p.min_p), "must be in [0, 1]");
+  }
+  if (p.top_k < 0) {
+    return Param("top_k", std::to_string(p.top_k),
+                 "must be >= 0 (0 turns it off)");
+  }
+  if (!std::isfinite(p.repetition_penalty) || p.repetition_penalty <= 0) {
+    return Param("repetition_penalty", Num(p.repetition_penalty),
+                 "must be finite and > 0");
+  }
+  if (!std::isfinite(p.presence_penalty)) {
+    return Param("presence_penalty", Num(p.presence_penalty),
+                 "must be finite");
+  }
+  if (!std::isfinite(p.frequency_penalty)) {
+    return Param("frequency_penalty", Num(p.frequency_penalty),
+                 "must be finite");
+  }
+  if (auto e = Ids("prompt", request.prompt, vocab)) return e;
+  return Ids("generated", request.generated, vocab);
+}
+
+Error BadLogit(size_t id, float value) {
+  return {ErrorCode::invalid_logits, "logits",
+          "logits[" + std::to_string(id) + "] = " + Num(value) +
+              ": logits must not be NaN or +inf"};
+}
+
+Error AllMasked() {
+  return {ErrorCode::invalid_logits, "logits",
+          "logits: every logit is -inf, no token can be chosen"};
+}
+
+std::optional<Error> LogitValues(std::span<const float> logits) {
+  bool any_finite = false;
+  for (size_t i = 0; i < logits.size(); ++i) {
+    const float x = logits[i];
+    if (std::isnan(x) || x == INFINITY) return BadLogit(i, x);
+    any_finite |= (x != -INFINITY);
+  }
+  if (!any_finite) return AllMasked();
+  return std::nullopt;
+}
+
+std::optional<Error> Penalized(double value, int32_t id,
+                               const SamplingParams& p) {
+  if (!std::isnan(value) && value != INFINITY) return std::nullopt;
+  return Error{ErrorCode::degenerate, "penalties",
+               "penalties make the logit of id " + std::to_string(id) + " " +
+                   Num(value) + " (repetition_penalty = " +
+                   Num(p.repetition_penalty) + ", presence_penalty = " +
+                   Num(p.presence_penalty) + ", frequency_penalty = " +
+                   Num(p.frequency_penalty) + ")"};
+}
+
+std::optional<Error> MaxAfterPenalties(double max_logit,
+                                       const SamplingParams& p) {
+  if (max_logit == -INFINITY) {
+    return Error{ErrorCode::degenerate, "penalties",
+                 "penalties make every logit -inf (repetition_penalty = " +
+                     Num(p.repetition_penalty) + ")"};
+  }
+  if (p.temperature > 0) {
+    const double tempered = max_logit / p.temperature;
+    if (tempered == INFINITY || tempered == -INFINITY) {
+      return Param("temperature", Num(p.temperature),
+                   ("too small: the largest logit " + Num(max_logit) +
+                    " divided by it is " + Num(tempered))
+                       .c_str());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace exactsample::checks

@@ -1,0 +1,23 @@
+// The spec's two definitions every step orders by, written once for the
+// reference, the kernel twins and the SIMD kernels: the tempered logit
+// t = l / T (step 5) and the order (t desc, id asc) of steps 6 and 7.
+#pragma once
+
+#include <cstdint>
+
+namespace exactsample::scalar_ref {
+
+// t = l / divisor (divisor is T, or 1.0 for the logprob's softmax). l / 1.0
+// is l exactly, so that division is skipped.
+inline double Tempered(double l, double divisor) {
+  return divisor == 1.0 ? l : l / divisor;
+}
+
+// Whether (t_a, a) comes before (t_b, b) in (t desc, id asc) order.
+inline bool Before(double t_a, int64_t a, double t_b, int64_t b) {
+  // Branch-free: orders of candidates are unpredictable, and a mispredicted
+  // branch costs more than the second compare.
+  return (t_a > t_b) | ((t_a == t_b) & (a < b));
+}
+
+}  // namespace exactsample::scalar_ref

@@ -1,0 +1,17 @@
+#include "scalar_ref/twins/compact.hpp"
+
+namespace exactsample::twins {
+
+size_t CompactAtLeast(const double* e, size_t n, double threshold,
+                      uint32_t* ids, size_t capacity) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (e[i] >= threshold) {
+      if (count == capacity) return capacity + 1;
+      ids[count++] = static_cast<uint32_t>(i);
+    }
+  }
+  return count;
+}
+
+}  // namespace exactsample::twins

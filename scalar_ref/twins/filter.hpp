@@ -1,0 +1,28 @@
+// Scalar twins of simd/filter.hpp: the zeroing filters of spec steps 6 to 8,
+// applied in place to e (e[i] = exp(t[i] - M), exactly 0 outside the kept
+// set). Each returns how many ids are left with e > 0.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "scalar_ref/order.hpp"
+
+namespace exactsample::twins {
+
+// Whether id i with tempered logit t comes after the cut (t_cut, id_cut) in
+// (t desc, id asc) order.
+inline bool AfterCut(double t, int64_t i, double t_cut, int32_t id_cut) {
+  return scalar_ref::Before(t_cut, id_cut, t, i);
+}
+
+// e[i] = 0 for every id after the cut, t = Tempered(l[i], divisor).
+size_t ZeroAfter(const double* l, double divisor, double* e, size_t n,
+                 double t_cut, int32_t id_cut);
+
+// Min-p (step 8): e[i] = 0 where e[i] / z < threshold, with z the sum of e
+// and threshold = m * (1 / z) computed by the caller: the spec's
+// q[i] >= m * max(q), as max(q) = 1 / z.
+size_t MinPFilter(double* e, size_t n, double z, double threshold);
+
+}  // namespace exactsample::twins

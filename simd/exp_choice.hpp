@@ -1,0 +1,36 @@
+// Which exp the fast engine replicates: the process's std::exp is glibc's
+// FMA variant or its non-FMA variant (an ifunc picks one per CPU), and the
+// two differ on about 0.05% of softmax inputs. ProcessExp() finds out once
+// by probing; kernels then run the matching vector replica, or call std::exp
+// per element (libm) when neither replica is proven to match.
+#pragma once
+
+#include <string>
+
+namespace exactsample::simd {
+
+enum class ExpVariant {
+  fused,    // glibc's FMA variant: twins::ExpFused
+  unfused,  // glibc's non-FMA variant: twins::ExpUnfused
+  libm,     // std::exp per element
+};
+
+struct ExpChoice {
+  ExpVariant variant;
+  std::string reason;  // why, for logs and diagnostics
+};
+
+// Computed on first use (thread-safe), then fixed for the process. Chooses
+// libm when EXACTSAMPLE_FORCE_LIBM_EXP is set to a value other than "" or
+// "0", when the floating-point environment is not the default
+// (round-to-nearest, no FTZ/DAZ), or when std::exp matches neither replica
+// on every probe. Costs well under a millisecond.
+const ExpChoice& ProcessExp();
+
+// The same decision taken now, in this thread's floating-point environment;
+// ProcessExp() keeps the first one.
+ExpChoice ChooseExp();
+
+const char* ToString(ExpVariant variant);
+
+}  // namespace exactsample::simd
