@@ -109,7 +109,12 @@ def series_key(row):
         return "reference"
     if row["config"] == "floor-scalar" or row["target"] == SCALAR_TWIN:
         return "scalar twin"
-    return row["target"]
+    key = row["target"]
+    if row.get("batch", 0):
+        key += f", batch {row['batch']}"
+    if row.get("contend", 0):
+        key += f", {row['contend']} busy"
+    return key
 
 
 def variant_label(key, threads, logprob):
@@ -171,6 +176,8 @@ def split_runs(rows):
         fast = r["engine"] == "fast"
         if run and (key in seen or r["vocab"] != run[0]["vocab"]
                     or r["logprob"] != run[0]["logprob"]
+                    or r.get("batch", 0) != run[0].get("batch", 0)
+                    or r.get("contend", 0) != run[0].get("contend", 0)
                     or (fast and target is not None and r["target"] != target)):
             runs.append(run)
             run, seen, target = [], set(), None

@@ -23,7 +23,7 @@ import cli_harness  # noqa: E402
 CLI = None  # set by main()
 CONFIGS = ["plain", "topk40", "topp", "minp", "full", "greedy"]
 FIELDS = ["engine", "config", "vocab", "target", "threads", "logprob", "median_us",
-          "min_us", "iters"]
+          "min_us", "iters", "batch", "contend"]
 
 
 def bench(*args):
@@ -87,6 +87,24 @@ class BenchCliTest(cli_harness.TempDirTest):
                           "--engine", "fast", "--threads", "1,2,3")
         self.assertEqual([(r["engine"], r["threads"]) for r in rows],
                          [("fast", 1), ("fast", 2), ("fast", 3)])
+
+    def test_row_seed_batch_and_contention(self):
+        # Another seed of the standard row: the same kind of row, other times.
+        status, out, err = bench("--vocab", "2000", "--iters", "3", "--row-seed", "7",
+                                 "--config", "plain", "--engine", "fast")
+        self.assertEqual(status, 0, err)
+        rows = bench_json("--vocab", "40000", "--iters", "4", "--config", "plain",
+                          "--engine", "fast", "--threads", "1,2", "--batch", "3",
+                          "--contend", "1")
+        self.assertEqual([(r["threads"], r["batch"], r["contend"]) for r in rows],
+                         [(1, 3, 1), (2, 3, 1)])
+        status, out, err = bench("--vocab", "2000", "--iters", "3", "--config", "plain",
+                                 "--batch", "2", "--contend", "1")
+        self.assertEqual(status, 0, err)
+        self.assertIn("batches of 2 rows, 1 busy threads beside", out)
+        rows = bench_json("--vocab", "2000", "--iters", "3", "--config", "plain",
+                          "--engine", "fast")
+        self.assertEqual([(r["batch"], r["contend"]) for r in rows], [(0, 0)])
 
     def test_every_supported_target(self):
         for target in supported_targets():
@@ -157,7 +175,10 @@ class BenchCliTest(cli_harness.TempDirTest):
                 (["--iters", "0"], "iters"),
                 (["--threads", "0"], "threads"),
                 (["--threads", "1,0"], "threads"),
-                (["--vocab", "0"], "vocab")]:
+                (["--vocab", "0"], "vocab"),
+                (["--row-seed", "3", "--logits", self.path("row.f32")], "excludes"),
+                (["--batch", "0"], "batch"),
+                (["--contend", "-1"], "contend")]:
             status, _, err = bench(*args)
             self.assertEqual(status, 2, args)
             self.assertIn(reason, err, args)

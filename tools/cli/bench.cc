@@ -4,6 +4,7 @@
 #include "tools/cli/bench.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdint>
@@ -12,7 +13,10 @@
 #include <iostream>
 #include <iterator>
 #include <list>
+#include <memory>
+#include <thread>
 
+#include "exactsample/batch.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
 #include "tools/lib/floor_pass.hpp"
@@ -65,8 +69,34 @@ int ReferenceIters(int iters) { return std::max(3, iters / 10); }
 
 struct Cell {
   BenchRow row;                // labels; the times are filled in at the end
-  std::function<void()> call;  // one call, i.e. one token
+  std::function<void()> call;  // one call
   std::vector<double> micros;
+  size_t tokens = 1;           // tokens per call
+};
+
+// Threads that spin until destroyed: other work on the same cores.
+class BusyThreads {
+ public:
+  explicit BusyThreads(int count) {
+    for (int i = 0; i < count; ++i) {
+      threads_.emplace_back([this] {
+        uint64_t x = 1;
+        while (!stop_.load(std::memory_order_relaxed)) {
+          for (int k = 0; k < 1000; ++k) x = x * 6364136223846793005ULL + 1;
+          sink_.store(x, std::memory_order_relaxed);
+        }
+      });
+    }
+  }
+  ~BusyThreads() {
+    stop_.store(true);
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> sink_{0};
+  std::vector<std::thread> threads_;
 };
 
 // Every cell gets row.iters timed calls spread evenly over the rounds (the
@@ -86,7 +116,7 @@ void Measure(std::vector<Cell>& cells) {
       c.call();
       const std::chrono::duration<double, std::micro> took =
           std::chrono::steady_clock::now() - start;
-      c.micros.push_back(took.count());
+      c.micros.push_back(took.count() / static_cast<double>(c.tokens));
     }
   }
   for (Cell& c : cells) {
@@ -144,23 +174,50 @@ int Bench(const BenchOptions& o) {
       const bool fast = engine == Engine::fast;
       SampleOptions options{engine};
       options.logprob = o.logprob;
-      options.threads = threads;
-      cells.push_back(
-          {{c.name, fast ? "fast" : "reference", fast ? target : "scalar", threads,
-            fast ? o.iters : ReferenceIters(o.iters)},
-           [request, options, &ws, rng = stream(1, Purpose::sample)]() mutable {
-             sample(request, rng, ws, options);
-           },
-           {}});
+      const BenchRow row{c.name, fast ? "fast" : "reference", fast ? target : "scalar",
+                         threads, fast ? o.iters : ReferenceIters(o.iters)};
+      if (o.batch == 0) {
+        options.threads = threads;
+        cells.push_back({row,
+                         [request, options, &ws, rng = stream(1, Purpose::sample)]() mutable {
+                           sample(request, rng, ws, options);
+                         },
+                         {}});
+        return;
+      }
+      // Each row its own generator; `threads` spreads the rows.
+      struct Batch {
+        std::vector<Pcg32> rngs;
+        std::vector<BatchRow> rows;
+        std::vector<Result<Token>> results;
+        BatchWorkspace workspace;
+      };
+      auto batch = std::make_shared<Batch>();
+      for (size_t r = 0; r < o.batch; ++r) batch->rngs.push_back(stream(r, Purpose::sample));
+      for (Pcg32& rng : batch->rngs) batch->rows.push_back({request, &rng});
+      cells.push_back({row,
+                       [batch, options, threads] {
+                         sample_batch(batch->rows, batch->results, batch->workspace,
+                                      options, threads);
+                       },
+                       {},
+                       o.batch});
     };
     if (o.engine != "fast") engine_cell(Engine::reference, 1);
     if (o.engine != "reference") {
       for (int threads : o.threads) engine_cell(Engine::fast, threads);
     }
   }
-  Measure(cells);
-  BenchRun run{
-      o.logits.empty() ? "standard row" : o.logits, logits.size(), o.logprob, {}};
+  {
+    const BusyThreads busy(o.contend);
+    Measure(cells);
+  }
+  BenchRun run{o.logits.empty() ? "standard row" : o.logits,
+               logits.size(),
+               o.logprob,
+               o.batch,
+               o.contend,
+               {}};
   for (const Cell& c : cells) run.rows.push_back(c.row);
   if (o.json) {
     PrintJson(run);

@@ -24,6 +24,8 @@ struct BenchOptions {
   std::string target;           // "" = the best supported
   std::vector<int> threads{1};  // SampleOptions::threads of the fast engine, a row each
   int iters = 1000;  // timed calls per fast and floor row; the reference gets a tenth
+  size_t batch = 0;  // > 0: engine rows time sample_batch over this many copies of the row
+  int contend = 0;   // busy-looping threads running beside the benchmark
   bool logprob = true;
   bool json = false;
 };

@@ -51,12 +51,22 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                    "timed calls per fast and floor row (default 1000); reference "
                    "rows get a tenth, at least 3")
       ->check(CLI::Range(1, 100000000));
+  bench
+      ->add_option("--batch", o.batch,
+                   "time sample_batch over ROWS copies of the row, each with its own "
+                   "generator (per token; --threads then spreads rows)")
+      ->check(CLI::Range(size_t{1}, size_t{4096}));
+  bench
+      ->add_option("--contend", o.contend,
+                   "start N busy-looping threads for the run, as other work on the "
+                   "cores would (default 0)")
+      ->check(CLI::Range(0, 256));
   bench->add_flag_callback(
       "--no-logprob", [&o] { o.logprob = false; },
       "the caller does not need the logprob (SampleOptions::logprob = false)");
   bench->add_flag("--json", o.json,
                   "one JSON object per row: engine, config, vocab, target, threads, "
-                  "logprob, median_us, min_us, iters");
+                  "logprob, median_us, min_us, iters, batch, contend");
   return bench;
 }
 

@@ -48,15 +48,18 @@ void PrintJson(const BenchRun& run) {
     const nlohmann::ordered_json line{
         {"engine", r.engine},       {"config", r.config},   {"vocab", run.vocab},
         {"target", r.target},       {"threads", r.threads}, {"logprob", run.logprob},
-        {"median_us", r.median_us}, {"min_us", r.min_us},   {"iters", r.iters}};
+        {"median_us", r.median_us}, {"min_us", r.min_us},   {"iters", r.iters},
+        {"batch", run.batch},       {"contend", run.contend}};
     std::cout << line.dump() << "\n";
   }
 }
 
 void PrintTable(const BenchRun& run) {
-  std::printf("exactsample bench: %s, V = %zu, logprob %s\n", run.source.c_str(),
+  std::printf("exactsample bench: %s, V = %zu, logprob %s", run.source.c_str(),
               run.vocab, run.logprob ? "on" : "off");
-  std::printf("microseconds per token, calls interleaved across rows\n\n");
+  if (run.batch > 0) std::printf(", batches of %zu rows", run.batch);
+  if (run.contend > 0) std::printf(", %d busy threads beside", run.contend);
+  std::printf("\nmicroseconds per token, calls interleaved across rows\n\n");
   std::printf("%-13s %-10s %-7s %7s %12s %12s %7s\n", "config", "engine", "target",
               "threads", "median_us", "min_us", "iters");
   for (const BenchRow& r : run.rows) {

@@ -22,11 +22,13 @@ struct BenchRun {
   std::string source;  // "standard row" or the logits file
   size_t vocab = 0;
   bool logprob = true;
+  size_t batch = 0;  // rows per sample_batch call (0: single calls)
+  int contend = 0;   // busy-looping threads beside the run
   std::vector<BenchRow> rows;
 };
 
 // {"engine", "config", "vocab", "target", "threads", "logprob", "median_us",
-// "min_us", "iters"} per row, one per line.
+// "min_us", "iters", "batch", "contend"} per row, one per line.
 void PrintJson(const BenchRun& run);
 
 // The rows, then per configuration fast/floor, the floor passes the spec
