@@ -294,3 +294,44 @@ exactsample_status exactsample_testing_force_target(const char* name) {
 }
 
 }  // extern "C"
+
+// The executor hook: the host's submit behind exactsample::Executor.
+#include "exactsample/executor.hpp"
+#include "lib/executor.hpp"
+
+namespace {
+
+class HostExecutor final : public exactsample::Executor {
+ public:
+  explicit HostExecutor(const exactsample_executor& e) : e_(e) {}
+  void Submit(size_t n, void (*task)(void*), void* arg) override {
+    e_.submit(e_.user, n, task, arg);
+  }
+
+ private:
+  exactsample_executor e_;
+};
+
+}  // namespace
+
+extern "C" {
+
+exactsample_status exactsample_sampler_set_executor(exactsample_sampler* s,
+                                                    const exactsample_executor* executor) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (executor != nullptr && executor->submit == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "executor->submit is NULL");
+  }
+  return Guard(s, [&] {
+    exactsample::threads::SharedExecutor shared;
+    if (executor != nullptr) shared = std::make_shared<HostExecutor>(*executor);
+    exactsample::threads::SetExecutor(s->workspace, shared);
+    exactsample::threads::SetExecutor(s->batch_workspace, shared);
+    return EXACTSAMPLE_OK;
+  });
+}
+
+void exactsample_shutdown_pool(void) { exactsample::shutdown_library_pool(); }
+
+}  // extern "C"

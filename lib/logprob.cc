@@ -22,15 +22,27 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, Workspace::Impl& 
     }
     out.max = logits.At(first);
   }
-  const simd::ExpSource src = logits.l != nullptr ? simd::ExpSource{logits.l}
-                                                  : simd::ExpSource{nullptr, logits.x};
-  // e is stored where steps 6 to 9 reuse it, and where helper threads hand
-  // their pieces over.
-  double* const e = plan.shared_softmax || plan.threads > 1 ? ws.e.data() : nullptr;
+  simd::ExpSource src = logits.l != nullptr ? simd::ExpSource{logits.l}
+                                            : simd::ExpSource{nullptr, logits.x};
+  // e is stored where steps 6 to 9 reuse it. Split across threads, helpers
+  // read a copy the workspace owns (never the caller's row) and store e
+  // where nothing else of this call writes.
+  double* e = plan.shared_softmax ? ws.e.data() : nullptr;
+  const RowThreads threads = ws.ForPass(plan.threads, logits.n, ws.logprob_job);
+  if (threads.job != nullptr) {
+    if (src.l == nullptr) {
+      simd::WidenMax(logits.x, logits.n, ws.l.data());
+      src = {ws.l.data()};
+    }
+    if (e == nullptr) e = ws.LogprobE();
+  }
   const ExpSumResult pass =
-      ExpSumPass(src, logits.n, 1.0, out.max, e, plan.exp, plan.threads, ws.sums);
+      ExpSumPass(src, logits.n, 1.0, out.max, e, plan.exp, threads, ws.sums);
   out.z = pass.z;
-  if (plan.shared_softmax) out.sums = pass.sums;
+  if (plan.shared_softmax) {
+    out.sums = pass.sums;
+    out.patch = pass.patch;
+  }
   return out;
 }
 

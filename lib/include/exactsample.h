@@ -134,6 +134,30 @@ int exactsample_target_supported(size_t index);
  * best supported target). */
 exactsample_status exactsample_testing_force_target(const char* name);
 
+/* Threads. A batch (and a row split across threads) uses helper threads
+ * from the library's pool by default: created on first use, as many as the
+ * largest team asked for, asleep when idle, joined at exit. A host that runs
+ * its own threads lends them instead with an executor: submit must arrange
+ * for task(arg) to run n times on the host's threads, at any time or never,
+ * and must not run it on the calling thread before returning. The library
+ * never waits for a task to start: what no task has done when the caller
+ * runs out of work, the caller does itself, and a task that runs after its
+ * call returned does nothing. */
+typedef struct exactsample_executor {
+  void* user;
+  void (*submit)(void* user, size_t n, void (*task)(void* arg), void* arg);
+} exactsample_executor;
+
+/* The executor this sampler's calls use from now on (the struct is
+ * copied; `user` must stay valid while calls run). NULL restores the
+ * library pool. INVALID_ARGUMENT when submit is NULL. */
+exactsample_status exactsample_sampler_set_executor(exactsample_sampler* sampler,
+                                                    const exactsample_executor* executor);
+
+/* Joins the library pool's threads now (a later call starts them again);
+ * call it while no sampling call runs. */
+void exactsample_shutdown_pool(void);
+
 #ifdef __cplusplus
 }
 #endif
