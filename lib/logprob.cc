@@ -22,18 +22,15 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, Workspace::Impl& 
     }
     out.max = logits.At(first);
   }
-  simd::ExpSource src = logits.l != nullptr ? simd::ExpSource{logits.l}
-                                            : simd::ExpSource{nullptr, logits.x};
+  const simd::ExpSource src = logits.l != nullptr ? simd::ExpSource{logits.l}
+                                                  : simd::ExpSource{nullptr, logits.x};
   // e is stored where steps 6 to 9 reuse it. Split across threads, helpers
-  // read a copy the workspace owns (never the caller's row) and store e
-  // where nothing else of this call writes.
+  // store e where nothing else of this call writes, and read the f32 row
+  // only through their copies of its pieces.
   double* e = plan.shared_softmax ? ws.e.data() : nullptr;
-  const RowThreads threads = ws.ForPass(plan.threads, logits.n, ws.logprob_job);
+  RowThreads threads = ws.ForPass(plan.threads, logits.n, ws.logprob_job);
   if (threads.job != nullptr) {
-    if (src.l == nullptr) {
-      simd::WidenMax(logits.x, logits.n, ws.l.data());
-      src = {ws.l.data()};
-    }
+    if (src.l == nullptr) threads.x_copy = ws.XCopy();
     if (e == nullptr) e = ws.LogprobE();
   }
   const ExpSumResult pass =

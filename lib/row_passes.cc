@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "simd/exact_sum.hpp"
 
@@ -28,16 +29,35 @@ simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int /*th
 
 void RowJob::Help() {
   for (;;) {
-    const ptrdiff_t p = cursor_.fetch_sub(1, std::memory_order_relaxed);
-    if (p < 0) return;
-    std::atomic<uint8_t>& state = state_[static_cast<size_t>(p)];
+    // Counted as copying before the claim: once the caller has seen every
+    // piece claimed and no copy running, no helper reads its row again.
+    if (x_ != nullptr) copying_.fetch_add(1, std::memory_order_seq_cst);
+    const auto leave_copy = [&] {
+      if (x_ != nullptr) copying_.fetch_sub(1, std::memory_order_release);
+    };
+    const ptrdiff_t p = cursor_.fetch_sub(1, std::memory_order_seq_cst);
+    if (p < 0) {
+      leave_copy();
+      return;
+    }
+    const auto k = static_cast<size_t>(p);
+    std::atomic<uint8_t>& state = state_[k];
     uint8_t s = kFree;
     // The caller has reached this piece: every piece below is its own.
-    if (!state.compare_exchange_strong(s, kHelper, std::memory_order_acquire)) return;
-    threads::RunHelperHook(static_cast<size_t>(p));
-    const size_t begin = pieces_.Begin(static_cast<size_t>(p));
-    simd::ExpStore(src_.At(begin), pieces_.Length(static_cast<size_t>(p)), divisor_,
-                   shift_, e_ + begin, v_);
+    if (!state.compare_exchange_strong(s, kHelper, std::memory_order_seq_cst)) {
+      leave_copy();
+      return;
+    }
+    const size_t begin = pieces_.Begin(k);
+    const size_t length = pieces_.Length(k);
+    simd::ExpSource src = src_;
+    if (x_ != nullptr) {
+      std::memcpy(x_copy_ + begin, x_ + begin, length * sizeof(float));
+      leave_copy();
+      src = {nullptr, x_copy_};
+    }
+    threads::RunHelperHook(k);
+    simd::ExpStore(src.At(begin), length, divisor_, shift_, e_ + begin, v_);
     s = kHelper;
     if (!state.compare_exchange_strong(s, kDone, std::memory_order_release,
                                        std::memory_order_relaxed)) {
@@ -82,7 +102,8 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
     return ExpSumResult{z, RowSums{pieces, storage.first(pieces.count + 1)}, patch};
   };
   const int team = RowTeam(n, threads.threads);
-  if (team == 1 || threads.job == nullptr || e_out == nullptr) {
+  if (team == 1 || threads.job == nullptr || e_out == nullptr ||
+      (src.l == nullptr && threads.x_copy == nullptr)) {
     for (size_t p = 0; p < pieces.count; ++p) {
       prefix[p] = z;
       z = simd::ExpSum(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
@@ -104,6 +125,9 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   }
   job.cursor_.store(static_cast<ptrdiff_t>(pieces.count) - 1, std::memory_order_relaxed);
   job.alt_ = threads.alt;
+  job.x_ = src.l == nullptr ? src.x : nullptr;
+  job.x_copy_ = threads.x_copy;
+  job.copying_.store(0, std::memory_order_relaxed);
   job.patches_ = 0;
   job.contiguous_ = false;
   if (void* token = job.ticket_.Open(&job)) {
@@ -120,12 +144,12 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
     const size_t length = pieces.Length(p);
     std::atomic<uint8_t>& state = job.state_[p];
     uint8_t s = RowJob::kFree;
-    if (state.compare_exchange_strong(s, RowJob::kCaller, std::memory_order_acquire)) {
+    if (state.compare_exchange_strong(s, RowJob::kCaller, std::memory_order_seq_cst)) {
       z = simd::ExpSum(src.At(begin), length, divisor, shift, e_out + begin, v, z);
       continue;
     }
     if (s == RowJob::kHelper &&
-        state.compare_exchange_strong(s, RowJob::kTaken, std::memory_order_acquire)) {
+        state.compare_exchange_strong(s, RowJob::kTaken, std::memory_order_seq_cst)) {
       z = simd::ExpSum(src.At(begin), length, divisor, shift, threads.alt + begin, v, z);
       job.patched_[p] = true;
       ++job.patches_;
@@ -134,6 +158,12 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
     z = simd::AccumulateExact(z, e_out + begin, length);  // s == kDone
   }
   job.ticket_.Close();
+  // Helpers still copying a piece of the caller's row: the only wait, the
+  // length of one piece's copy (a helper that claims after this finds
+  // every piece taken).
+  for (int k = 0; job.copying_.load(std::memory_order_seq_cst) != 0; ++k) {
+    if (k > 256) std::this_thread::yield();
+  }
   return result(job.patches_ > 0 ? &job : nullptr);
 }
 

@@ -36,13 +36,17 @@ int RowTeam(size_t n, int threads);
 class RowJob;
 
 // How a pass is split. threads > 1 needs a job (not Busy) and an alternate
-// area of n doubles; the source and e_out must be memory the job's owner
-// keeps until the job is no longer Busy (never the caller's inputs).
+// area of n doubles; f64 sources and e_out must be memory the job's owner
+// keeps until the job is no longer Busy (never the caller's inputs). An
+// f32 source is the caller's row: a helper copies each piece it claims into
+// x_copy (n floats, the job owner's) and computes from the copy, and the
+// pass returns only once no helper is inside such a copy.
 struct RowThreads {
   int threads = 1;
   Executor* executor = nullptr;  // null: the library pool
   RowJob* job = nullptr;
   double* alt = nullptr;
+  float* x_copy = nullptr;
 };
 
 // Z = simd::ExpSum(src, n, divisor, shift, e_out, v) with e stored into e_out
@@ -99,6 +103,9 @@ class RowJob final : public threads::Job {
   RowPieces pieces_{0, RowPieces::kMinLength, 0};
   std::array<std::atomic<uint8_t>, RowPieces::kMaxCount> state_{};
   std::atomic<ptrdiff_t> cursor_{-1};  // the next piece helpers try, going down
+  const float* x_ = nullptr;           // the caller's f32 row, or null
+  float* x_copy_ = nullptr;
+  std::atomic<int> copying_{0};        // helpers inside a copy of x_
   threads::Ticket ticket_;
 
   // The caller's alone.

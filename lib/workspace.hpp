@@ -26,16 +26,18 @@ struct Workspace::Impl {
   std::vector<double> top_e;     // logits and e values
   std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
 
-  // Threads in one row (lib/row_passes.hpp). Helpers read l and write e (or
-  // e_logprob) through the jobs; a buffer set with a helper still inside
+  // Threads in one row (lib/row_passes.hpp). Helpers read l (or copy the
+  // f32 row's pieces into x_copy) and write e (or e_logprob) through the jobs; a buffer set with a helper still inside
   // (one that was preempted and finishes after its call returned) is set
   // aside and another used, and the destructor waits for such helpers.
   std::vector<double> e_logprob;  // the logprob pass's e when steps 6 to 9 need others
   std::vector<double> alt;        // the caller's pieces taken over from helpers
+  std::vector<float> x_copy;      // helpers' copies of the f32 row's pieces
   std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
   std::unique_ptr<RowJob> kept_job;     // step 9's pass, when it is another
   struct RowBuffers {
     std::vector<double> l, e, e_logprob;
+    std::vector<float> x_copy;
     std::unique_ptr<RowJob> logprob_job, kept_job;
   };
   std::vector<RowBuffers> set_aside;
@@ -78,7 +80,11 @@ struct Workspace::Impl {
     if (RowTeam(n, threads) == 1) return {};
     if (!job) job = std::make_unique<RowJob>();
     if (alt.size() < l.size()) alt.resize(l.size());
-    return {threads, executor.get(), job.get(), alt.data()};
+    return {threads, executor.get(), job.get(), alt.data(), nullptr};
+  }
+  float* XCopy() {
+    if (x_copy.size() < l.size()) x_copy.resize(l.size());
+    return x_copy.data();
   }
   double* LogprobE() {
     if (e_logprob.size() < l.size()) e_logprob.resize(l.size());
@@ -94,7 +100,7 @@ struct Workspace::Impl {
   // when every set aside is still busy).
   void SetAside() {
     RowBuffers current{std::move(l), std::move(e), std::move(e_logprob),
-                       std::move(logprob_job), std::move(kept_job)};
+                       std::move(x_copy), std::move(logprob_job), std::move(kept_job)};
     size_t k = 0;
     while (k < set_aside.size() &&
            (Busy(set_aside[k].logprob_job) || Busy(set_aside[k].kept_job))) {
@@ -105,6 +111,7 @@ struct Workspace::Impl {
     l = std::move(idle.l);
     e = std::move(idle.e);
     e_logprob = std::move(idle.e_logprob);
+    x_copy = std::move(idle.x_copy);
     logprob_job = std::move(idle.logprob_job);
     kept_job = std::move(idle.kept_job);
     idle = std::move(current);

@@ -28,8 +28,9 @@ class Executor {
 };
 
 // The library's pool: worker threads created on first use, as many as the
-// largest team asked for (at most 63), that sleep on a condition variable
-// when idle, and are joined at process exit.
+// largest team asked for (at most 63), that spin up to 100 microseconds
+// after their work and then sleep on a condition variable, joined at
+// process exit.
 Executor& library_pool();
 
 // Joins the pool's threads now (a later call creates them again). Call it
