@@ -66,12 +66,12 @@ struct Workspace::Impl {
 
   void Reserve(size_t vocab) {
     if (Busy(logprob_job) || Busy(kept_job)) SetAside();
-    if (l.size() < vocab) {
-      l.resize(vocab);
-      e.resize(vocab);
-      ids.resize(vocab);
-      sums.resize(RowPieces::kMaxCount + 1);
-    }
+    // Each on its own: a set of row buffers swapped in may be smaller or
+    // larger than the scratch that stays.
+    if (l.size() < vocab) l.resize(vocab);
+    if (e.size() < vocab) e.resize(vocab);
+    if (ids.size() < vocab) ids.resize(vocab);
+    if (sums.size() < RowPieces::kMaxCount + 1) sums.resize(RowPieces::kMaxCount + 1);
   }
 
   // What a pass split across `threads` needs; threads == 1: nothing. The
