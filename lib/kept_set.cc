@@ -4,7 +4,7 @@
 
 namespace exactsample {
 
-bool CompactPrefix(KeptSet& kept, double threshold, Workspace::Impl& ws) {
+bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {
   const size_t capacity = CompactCapacity(kept.n);
   const size_t count =
       simd::CompactAtLeast(kept.e, kept.n, threshold, ws.ids.data(), capacity);

@@ -39,6 +39,6 @@ inline size_t CompactCapacity(size_t vocab) {
 // since e does not decrease as t grows) move, in ascending id order, to the
 // workspace's compact buffers; Z is unchanged. Returns false, leaving K as it
 // was, when more than CompactCapacity entries qualify.
-bool CompactPrefix(KeptSet& kept, double threshold, Workspace::Impl& ws);
+bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws);
 
 }  // namespace exactsample

@@ -10,7 +10,7 @@ double TopPCandidateThreshold(double z, size_t n, double p) {
   return (1.0 - p) * z / (2.0 * static_cast<double>(n));
 }
 
-simd::Cut TopP(KeptSet& kept, const SamplingParams& params, Workspace::Impl& ws) {
+simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws) {
   const double p = params.top_p;
   simd::Cut cut;
   if (p >= 1.0) return cut;
