@@ -31,7 +31,7 @@ class PieceBound {
 // The entries of K with e >= threshold into ws.ids[0..count): count, or
 // capacity + 1 when there are more.
 size_t CompactIds(const KeptSet& kept, double threshold, size_t capacity,
-                  Workspace::Impl& ws) {
+                  detail::WorkspaceImpl& ws) {
   if (!kept.sums) {
     return simd::CompactAtLeast(kept.e, kept.n, threshold, ws.ids.data(), capacity);
   }
@@ -70,7 +70,7 @@ double MassBoundAtLeast(const KeptSet& kept, double threshold) {
   return mass;
 }
 
-bool CompactPrefix(KeptSet& kept, double threshold, Workspace::Impl& ws) {
+bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {
   const size_t capacity = CompactCapacity(kept.n);
   const size_t count = CompactIds(kept, threshold, capacity, ws);
   if (count > capacity) return false;

@@ -13,7 +13,7 @@
 namespace exactsample {
 
 KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
-             const SamplingParams& params, const Plan& plan, Workspace::Impl& ws) {
+             const SamplingParams& params, const Plan& plan, detail::WorkspaceImpl& ws) {
   const double* const l = logits.l;
   const size_t n = logits.n;
   const double temperature = params.temperature;

@@ -25,7 +25,7 @@ constexpr int kCounted[] = {14, 17};    // q >= 2^-14, 2^-17
 // Compacts K to the entries with e >= x and cuts there. The entries with
 // e >= x are a prefix of (t desc, id asc) order, so when the walk over them
 // crosses p it cuts where the walk over all of K does; else K is restored.
-bool CutAmong(KeptSet& kept, double x, const SamplingParams& params, Workspace::Impl& ws,
+bool CutAmong(KeptSet& kept, double x, const SamplingParams& params, detail::WorkspaceImpl& ws,
               simd::Cut& cut) {
   const KeptSet whole = kept;
   if (!CompactPrefix(kept, x, ws)) return false;
@@ -42,7 +42,7 @@ bool CutAmong(KeptSet& kept, double x, const SamplingParams& params, Workspace::
 
 // Candidates over a whole row, highest threshold first; each guess costs
 // time only, never a different cut.
-bool CutAmongCandidates(KeptSet& kept, const SamplingParams& params, Workspace::Impl& ws,
+bool CutAmongCandidates(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws,
                         simd::Cut& cut) {
   const double p = params.top_p;
   const double floor = TopPCandidateThreshold(kept.z, kept.n, p);
@@ -84,7 +84,7 @@ double TopPCandidateThreshold(double z, size_t n, double p) {
   return (1.0 - p) * z / (2.0 * static_cast<double>(n));
 }
 
-simd::Cut TopP(KeptSet& kept, const SamplingParams& params, Workspace::Impl& ws) {
+simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws) {
   simd::Cut cut;
   if (params.top_p >= 1.0) return cut;
   if (kept.id_of != nullptr || !CutAmongCandidates(kept, params, ws, cut)) {

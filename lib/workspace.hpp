@@ -1,18 +1,20 @@
-// The scratch memory behind exactsample::Workspace: the fast engine's
+// The scratch memory behind exactsample::Workspace (declared only as
+// detail::WorkspaceImpl in the public header): the fast engine's
 // per-vocabulary arrays, grown to the largest V seen and then reused, so a
 // steady stream of calls does not allocate.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
 #include "lib/row_sums.hpp"
 
-namespace exactsample {
+namespace exactsample::detail {
 
-struct Workspace::Impl {
+struct WorkspaceImpl {
   std::vector<double> l;         // penalised logits, f64 (8 bytes per id)
   std::vector<double> e;         // exp values of the kept set (8 bytes per id)
   std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets (4)
@@ -38,4 +40,12 @@ struct Workspace::Impl {
   }
 };
 
-}  // namespace exactsample
+// The library's way into a Workspace (its friend).
+struct WorkspaceAccess {
+  static WorkspaceImpl& Of(Workspace& workspace) { return *workspace.impl_; }
+  static std::unique_ptr<WorkspaceImpl> Make() {
+    return std::make_unique<WorkspaceImpl>();
+  }
+};
+
+}  // namespace exactsample::detail

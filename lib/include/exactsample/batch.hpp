@@ -15,7 +15,7 @@ struct BatchRow {
 };
 
 // One Workspace per OpenMP thread, reused across calls.
-class BatchWorkspace {
+class EXACTSAMPLE_API BatchWorkspace {
  public:
   Workspace& ForThread(size_t thread);
 
@@ -30,8 +30,10 @@ class BatchWorkspace {
 // A row with bad input gets its error; the others are still sampled.
 // threads <= 0 uses OpenMP's default. results is resized; its memory is
 // reused across calls.
-void sample_batch(std::span<const BatchRow> rows,
-                  std::vector<Result<Token>>& results, BatchWorkspace& workspace,
-                  const SampleOptions& options = {}, int threads = 0);
+EXACTSAMPLE_API void sample_batch(std::span<const BatchRow> rows,
+                                  std::vector<Result<Token>>& results,
+                                  BatchWorkspace& workspace,
+                                  const SampleOptions& options = {},
+                                  int threads = 0);
 
 }  // namespace exactsample
