@@ -5,6 +5,7 @@
 
 #include "lib/row_passes.hpp"
 #include "lib/steps.hpp"
+#include "scalar_ref/order.hpp"
 #include "simd/exact_sum.hpp"
 #include "simd/exp_sum.hpp"
 #include "simd/filter.hpp"
@@ -17,7 +18,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   const double* const l = logits.l;
   const size_t n = logits.n;
   const double temperature = params.temperature;
-  const double max_tempered = logits.max / temperature;
+  const double max_tempered = scalar_ref::Tempered(logits.max, temperature);
   const auto exp_sum_pass = [&](double* e) {
     return ExpSumPass({l}, n, temperature, max_tempered, e, plan.exp, plan.threads,
                       ws.sums);
@@ -38,7 +39,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
     const int32_t last = ws.top[count - 1];
     double* const e = ws.e.data();
     exp_sum_pass(e);
-    simd::ZeroAfter(l, temperature, e, n, l[last] / temperature, last);
+    simd::ZeroAfter(l, temperature, e, n, scalar_ref::Tempered(l[last], temperature), last);
     return {l, e, n, nullptr, simd::ExactSum(e, n), std::nullopt};
   }
   std::sort(ws.top.begin(), ws.top.end());
