@@ -10,6 +10,7 @@
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "lib/row_passes.hpp"
 
 struct exactsample_sampler {
   exactsample::Engine engine;
@@ -24,10 +25,6 @@ struct exactsample_sampler {
 };
 
 namespace {
-
-// exactsample_sampler_set_threads accepts 1 to this (lib/row_passes.cc
-// splits a row across at most 64 threads).
-constexpr int kMaxRowThreads = 64;
 
 using exactsample::ErrorCode;
 using exactsample::Pcg32;
@@ -244,10 +241,10 @@ exactsample_status exactsample_sampler_set_threads(exactsample_sampler* s,
                                                   int threads) {
   if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   s->last_error.clear();
-  if (threads < 1 || threads > kMaxRowThreads) {
+  if (threads < 1 || threads > exactsample::kMaxRowThreads) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
                 "threads = " + std::to_string(threads) + ": must be 1 to " +
-                    std::to_string(kMaxRowThreads));
+                    std::to_string(exactsample::kMaxRowThreads));
   }
   s->threads = threads;
   return EXACTSAMPLE_OK;

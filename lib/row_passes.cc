@@ -17,18 +17,13 @@ namespace {
 // Below this a row is not worth a team of threads.
 constexpr size_t kMinPerThread = 16384;
 
-// The most threads one row is split across: their per-thread state lives
-// on the stack, so a call allocates nothing.
-constexpr int kMaxTeam = 64;
-
-// The one tunable of the split: what summing a piece exactly costs against
-// computing its e values. Thread 0 sums every piece and computes the head;
-// each other thread computes an equal share of the rest.
-constexpr double kSumCostPerExp = 0.25;
+// The one tunable of the split: what adding a piece's e values to the exact
+// sum costs against computing them, a ratio measured on AVX2 and AVX3.
+constexpr double kSumCostPerExp = 0.22;
 
 int Team(size_t n, int threads) {
   return static_cast<int>(std::clamp<size_t>(
-      n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxTeam))));
+      n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxRowThreads))));
 }
 
 // [begin, end) of chunk `i` of `team` equal chunks of [from, n).
@@ -36,14 +31,13 @@ size_t Bound(size_t from, size_t n, int i, int team) {
   return from + (n - from) * static_cast<size_t>(i) / static_cast<size_t>(team);
 }
 
-// The pieces thread 0 computes itself: with h of P pieces and relative sum
-// cost r, thread 0 takes h + (P - h) r and each of the other team - 1
-// threads (P - h) / (team - 1); equal when h / P is
-// (1/(team-1) - r) / (1 + 1/(team-1) - r).
+// The pieces thread 0 computes itself. Per piece, with sum cost r against
+// an exp cost of 1: thread 0 takes h (1 + r) for its h pieces plus (P - h) r
+// for summing the others'; each of the team - 1 helpers (P - h) / (team - 1).
+// Equal when h / P = (o - r) / (1 + o), o = 1 / (team - 1).
 size_t Head(size_t pieces, int team) {
   const double others = 1.0 / (team - 1);
-  const double share = std::max(0.0, (others - kSumCostPerExp) /
-                                         (1.0 + others - kSumCostPerExp));
+  const double share = std::max(0.0, (others - kSumCostPerExp) / (1.0 + others));
   return static_cast<size_t>(static_cast<double>(pieces) * share + 0.5);
 }
 
@@ -94,7 +88,7 @@ simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int thre
                             : simd::CheckedMax(x + begin, end - begin);
   };
   if (team == 1) return widen(0, n);
-  std::array<simd::WidenResult, kMaxTeam> parts;
+  std::array<simd::WidenResult, kMaxRowThreads> parts;
   // A loop over the chunks, so that a smaller team (inside another
   // parallel region, say) still covers them all.
 #pragma omp parallel for num_threads(team)
@@ -140,7 +134,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   // late or a head that ends early costs no idle time, and the call ends
   // about one piece after the helper's last.
   const size_t head = Head(pieces.count, team);
-  std::array<PieceRange, kMaxTeam> ranges;
+  std::array<PieceRange, kMaxRowThreads> ranges;
   for (int t = 1; t < team; ++t) {
     ranges[static_cast<size_t>(t)].Reset(Bound(head, pieces.count, t - 1, team - 1),
                                          Bound(head, pieces.count, t, team - 1));

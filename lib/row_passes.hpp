@@ -15,6 +15,11 @@
 
 namespace exactsample {
 
+// The most threads one row is split across (SampleOptions::threads beyond it
+// use this many): their per-thread state lives on the stack, so a call
+// allocates nothing.
+inline constexpr int kMaxRowThreads = 64;
+
 // Step 1 with its check: simd::WidenMax over chunks; l_out null:
 // simd::CheckedMax (the f32 row is read, nothing stored).
 simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int threads);

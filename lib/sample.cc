@@ -1,9 +1,9 @@
 #include <variant>
 
 #include "exactsample/exactsample.hpp"
-#include "scalar_ref/checks.hpp"
 #include "lib/fast_engine.hpp"
 #include "lib/workspace.hpp"
+#include "scalar_ref/checks.hpp"
 #include "scalar_ref/reference.hpp"
 
 namespace exactsample {

@@ -13,9 +13,9 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "hwy/highway.h"
+#include "simd/reduce-inl.h"
 #include "scalar_ref/twins/compact.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -27,17 +27,13 @@ size_t CompactAtLeast(D d, const double* e, size_t n, double threshold, uint32_t
                       size_t capacity) {
   const size_t N = hn::Lanes(d);
   const auto vthreshold = hn::Set(d, threshold);
-  constexpr size_t kMaxN = hn::MaxLanes(D());
-  static_assert(kMaxN <= 64, "mask bits must fit one uint64_t");
-  uint8_t bytes[(kMaxN + 7) / 8] = {};
   size_t count = 0;
   size_t i = 0;
   for (; i + N <= n; i += N) {
     const auto hit = hn::Ge(hn::LoadU(d, e + i), vthreshold);
     if (hn::AllFalse(d, hit)) continue;
     if (count + N <= capacity) {
-      uint64_t bits = 0;
-      std::memcpy(&bits, bytes, hn::StoreMaskBits(d, hit, bytes));
+      const uint64_t bits = LaneBits(d, hit);
       for (size_t lane = 0; lane < N; ++lane) {
         ids[count] = static_cast<uint32_t>(i + lane);
         count += (bits >> lane) & 1;

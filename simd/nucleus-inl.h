@@ -29,7 +29,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "hwy/highway.h"
 #include "simd/reduce-inl.h"
@@ -237,13 +236,11 @@ void ForEachRanked(D d, const NucleusRow& row, const Tier& tier,
                    const Visit& visit) {
   constexpr size_t kBatch = 256;
   constexpr size_t kMaxN = hn::MaxLanes(D());
-  static_assert(kMaxN <= 64, "mask bits must fit one uint64_t");
   const size_t N = hn::Lanes(d);
   const auto zero = hn::Zero(d);
   uint32_t ids[kBatch + kMaxN];
   uint32_t ranks[kBatch + kMaxN];
   HWY_ALIGN double lanes[kMaxN];
-  uint8_t bytes[(kMaxN + 7) / 8];
   size_t i = 0;
   while (i + N <= row.n) {
     size_t count = 0;
@@ -258,8 +255,7 @@ void ForEachRanked(D d, const NucleusRow& row, const Tier& tier,
       const auto pass = hn::And(in, hn::And(hn::Ge(rank, hn::Set(d, first)),
                                             hn::Le(rank, hn::Set(d, last))));
       hn::Store(hn::IfThenElseZero(pass, rank), d, lanes);
-      uint64_t bits = 0;
-      std::memcpy(&bits, bytes, hn::StoreMaskBits(d, pass, bytes));
+      const uint64_t bits = LaneBits(d, pass);
       for (size_t lane = 0; lane < N; ++lane) {
         ids[count] = static_cast<uint32_t>(i + lane);
         ranks[count] = static_cast<uint32_t>(lanes[lane]);

@@ -181,27 +181,29 @@ std::vector<Probe> ProbeRows(Rng& rng, const std::vector<test::Row>& rows) {
   return probes;
 }
 
-TEST(NucleusCutTest, SmallRowsMatchTwin) {
-  Rng rng(5);
+// `count` rows of every kind (ties, masked runs, underflowed e, e not
+// following t, p out of reach), of lengths drawn by length(rng, k), on
+// every target.
+template <class Length>
+void CheckRowsOfLengths(uint64_t seed, int count, const Length& length) {
+  Rng rng(seed);
   std::vector<test::Row> rows;
-  for (int k = 0; k < 2000; ++k) {
-    const size_t n = k % 10 == 0 ? 1 + rng() % 16 : 1 + rng() % 5000;
-    rows.push_back(MakeCase(rng, n, k));
-  }
+  for (int k = 0; k < count; ++k) rows.push_back(MakeCase(rng, length(rng, k), k));
   CheckAllTargets(ProbeRows(rng, rows));
 }
 
-// Rows of up to 256 ids are sorted whole (the candidates of a peaked row);
-// the lengths around that limit, every row kind (ties, masked runs,
-// underflowed e, e not following t, p out of reach).
+TEST(NucleusCutTest, SmallRowsMatchTwin) {
+  CheckRowsOfLengths(5, 2000, [](Rng& rng, int k) -> size_t {
+    return k % 10 == 0 ? 1 + rng() % 16 : 1 + rng() % 5000;
+  });
+}
+
+// Rows of up to 256 ids are sorted whole (the candidates of a peaked row):
+// the lengths around that limit.
 TEST(NucleusCutTest, SortedRowsMatchTwin) {
-  Rng rng(9);
-  std::vector<test::Row> rows;
-  for (int k = 0; k < 3000; ++k) {
-    const size_t n = k % 4 == 0 ? 250 + rng() % 12 : 1 + rng() % 300;
-    rows.push_back(MakeCase(rng, n, k));
-  }
-  CheckAllTargets(ProbeRows(rng, rows));
+  CheckRowsOfLengths(9, 3000, [](Rng& rng, int k) -> size_t {
+    return k % 4 == 0 ? 250 + rng() % 12 : 1 + rng() % 300;
+  });
 }
 
 TEST(NucleusCutTest, VocabularyRowsMatchTwin) {
