@@ -5,6 +5,7 @@
  *   c_consumer prefill SEED            first token, then the draws consumed
  *   c_consumer decode SEED DRAWS ID N  resume after `prefill` printed DRAWS
  *                                      and ID; prints tokens 2..N
+ *   c_consumer version                 the header's and the library's version
  *
  * Every token line is "id logprob" with the logprob in hex (%a), so two runs
  * can be compared bit for bit. */
@@ -53,8 +54,13 @@ static int run(exactsample_sampler* s, exactsample_rng* rng, int32_t* ids,
 }
 
 int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "version") == 0) {
+    printf("header %s, library %s\n", EXACTSAMPLE_VERSION_STRING,
+           exactsample_version());
+    return strcmp(EXACTSAMPLE_VERSION_STRING, exactsample_version()) == 0 ? 0 : 1;
+  }
   if (argc < 3) {
-    fprintf(stderr, "usage: c_consumer stream|prefill|decode SEED ...\n");
+    fprintf(stderr, "usage: c_consumer stream|prefill|decode SEED ... | version\n");
     return 2;
   }
   const uint64_t seed = strtoull(argv[2], NULL, 10);
@@ -63,7 +69,7 @@ int main(int argc, char** argv) {
   exactsample_rng rng;
   exactsample_status st = exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &s);
   if (st != EXACTSAMPLE_OK) return fail(s, st);
-  exactsample_rng_stream(seed, 4, &rng);
+  exactsample_rng_stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
   int rc = 2;
   if (strcmp(argv[1], "stream") == 0 && argc == 4) {
     rc = run(s, &rng, ids, 0, atoi(argv[3]));

@@ -39,7 +39,7 @@ enum RowState : uint8_t {
 struct RowSlot {
   std::atomic<uint8_t> state{kFree};
   std::optional<Result<Token>> result;
-  Pcg32 rng{0};
+  Pcg32 rng = Pcg32::FromState(0, 1, 0);
 };
 
 // One helper's memory: the row it copied and its workspace.
@@ -143,12 +143,14 @@ void BatchJob::Help() {
 
 }  // namespace
 
-struct BatchWorkspace::Impl {
+namespace detail {
+
+struct BatchWorkspaceImpl {
   std::vector<Workspace> per_thread{1};
   std::vector<std::unique_ptr<BatchJob>> jobs;
   threads::SharedExecutor executor;  // null: the library pool
 
-  ~Impl() {
+  ~BatchWorkspaceImpl() {
     for (const auto& job : jobs) job->ticket_.WaitIdle();
   }
 
@@ -161,7 +163,9 @@ struct BatchWorkspace::Impl {
   }
 };
 
-BatchWorkspace::BatchWorkspace() : impl_(std::make_unique<Impl>()) {}
+}  // namespace detail
+
+BatchWorkspace::BatchWorkspace() : impl_(std::make_unique<detail::BatchWorkspaceImpl>()) {}
 BatchWorkspace::~BatchWorkspace() = default;
 BatchWorkspace::BatchWorkspace(BatchWorkspace&&) noexcept = default;
 BatchWorkspace& BatchWorkspace::operator=(BatchWorkspace&&) noexcept = default;
@@ -172,7 +176,7 @@ Workspace& BatchWorkspace::ForThread(size_t thread) {
 }
 
 void threads::SetExecutor(BatchWorkspace& workspace, SharedExecutor executor) {
-  workspace.impl().executor = std::move(executor);
+  detail::WorkspaceAccess::Of(workspace).executor = std::move(executor);
 }
 
 void sample_batch(std::span<const BatchRow> rows,
@@ -180,7 +184,7 @@ void sample_batch(std::span<const BatchRow> rows,
                   const SampleOptions& options, int threads) {
   const size_t count = rows.size();
   results.assign(count, Token{});
-  BatchWorkspace::Impl& impl = workspace.impl();
+  detail::BatchWorkspaceImpl& impl = detail::WorkspaceAccess::Of(workspace);
   Workspace& ws = workspace.ForThread(0);
   threads::SetExecutor(ws, impl.executor);
   const auto in_place = [&](size_t i, const SampleOptions& o) {

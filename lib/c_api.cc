@@ -10,9 +10,11 @@
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "lib/row_passes.hpp"
 
 struct exactsample_sampler {
   exactsample::Engine engine;
+  int threads = 1;  // SampleOptions::threads of single calls
   exactsample::Workspace workspace;
   exactsample::BatchWorkspace batch_workspace;
   std::vector<exactsample::Result<exactsample::Token>> batch_results;
@@ -97,11 +99,80 @@ const std::vector<exactsample::TargetInfo>& CompiledTargets() {
   return targets;
 }
 
+// The two batch calls: checks the shared arguments, samples every row and
+// hands each row's (status, id, logprob) to write(i, ...).
+template <class Write>
+exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
+                               size_t rows, size_t vocab, size_t row_stride,
+                               const exactsample_row* row_requests, int threads,
+                               bool logprob, Write&& write) {
+  if (logits == nullptr || row_requests == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "logits or row_requests is NULL");
+  }
+  if (row_stride < vocab) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "row_stride " + std::to_string(row_stride) +
+                    " is smaller than vocab " + std::to_string(vocab));
+  }
+  return Guard(s, [&] {
+    s->batch_rows.clear();
+    s->batch_rngs.clear();
+    s->row_errors.assign(rows, std::string());
+    s->batch_rngs.reserve(rows);
+    for (size_t i = 0; i < rows; ++i) {
+      const exactsample_row& r = row_requests[i];
+      const bool ok = IdsOk(r.prompt, r.prompt_len) &&
+                      IdsOk(r.generated, r.generated_len) && r.rng != nullptr &&
+                      ParamsOk(r.params);
+      s->batch_rngs.push_back(ok ? ToPcg(*r.rng) : Pcg32::FromState(0, 1, 0));
+      // A malformed row is marked by a null generator; sample_batch reports it.
+      s->batch_rows.push_back(
+          {ok ? ToRequest(logits + i * row_stride, vocab, r.prompt, r.prompt_len,
+                          r.generated, r.generated_len, *r.params)
+              : exactsample::Request{},
+           ok ? &s->batch_rngs[i] : nullptr});
+    }
+    exactsample::SampleOptions options;
+    options.engine = s->engine;
+    options.logprob = logprob;
+    // Inside the batch's parallel region a row runs on one thread anyway.
+    options.threads = s->threads;
+    exactsample::sample_batch(s->batch_rows, s->batch_results,
+                              s->batch_workspace, options, threads);
+    exactsample_status first = EXACTSAMPLE_OK;
+    for (size_t i = 0; i < rows; ++i) {
+      const auto& r = s->batch_results[i];
+      exactsample_status status = EXACTSAMPLE_OK;
+      if (s->batch_rows[i].rng == nullptr) {
+        status = EXACTSAMPLE_INVALID_ARGUMENT;
+        write(i, status, -1, 0.0);
+        s->row_errors[i] =
+            "row " + std::to_string(i) +
+            ": a NULL pointer (ids with a length, rng or params) or a wrong "
+            "params struct_size";
+      } else if (!r) {
+        status = StatusOf(r.error().code);
+        write(i, status, -1, 0.0);
+        s->row_errors[i] = r.error().message;
+      } else {
+        write(i, status, r->id, r->logprob);
+        FromPcg(s->batch_rngs[i], row_requests[i].rng);
+      }
+      if (first == EXACTSAMPLE_OK && status != EXACTSAMPLE_OK) {
+        first = status;
+        s->last_error = s->row_errors[i];
+      }
+    }
+    return first;
+  });
+}
+
 }  // namespace
 
 extern "C" {
 
-const char* exactsample_version(void) { return EXACTSAMPLE_VERSION; }
+const char* exactsample_version(void) { return EXACTSAMPLE_VERSION_STRING; }
 
 const char* exactsample_status_name(exactsample_status status) {
   switch (status) {
@@ -156,15 +227,28 @@ exactsample_status exactsample_sampler_create(exactsample_engine engine,
     return EXACTSAMPLE_INVALID_ARGUMENT;
   }
   return Guard(nullptr, [&] {
-    *out = new exactsample_sampler{engine == EXACTSAMPLE_ENGINE_FAST
-                                       ? exactsample::Engine::fast
-                                       : exactsample::Engine::reference,
-                                   {}, {}, {}, {}, {}, {}, {}};
+    *out = new exactsample_sampler{};
+    (*out)->engine = engine == EXACTSAMPLE_ENGINE_FAST
+                         ? exactsample::Engine::fast
+                         : exactsample::Engine::reference;
     return EXACTSAMPLE_OK;
   });
 }
 
 void exactsample_sampler_destroy(exactsample_sampler* sampler) { delete sampler; }
+
+exactsample_status exactsample_sampler_set_threads(exactsample_sampler* s,
+                                                  int threads) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (threads < 1 || threads > exactsample::kMaxRowThreads) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "threads = " + std::to_string(threads) + ": must be 1 to " +
+                    std::to_string(exactsample::kMaxRowThreads));
+  }
+  s->threads = threads;
+  return EXACTSAMPLE_OK;
+}
 
 const char* exactsample_sampler_last_error(const exactsample_sampler* sampler) {
   return sampler == nullptr ? "sampler is NULL" : sampler->last_error.c_str();
@@ -180,11 +264,10 @@ exactsample_status exactsample_sample(exactsample_sampler* s, const float* logit
   if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   s->last_error.clear();
   if ((logits == nullptr && vocab != 0) || !IdsOk(prompt, prompt_len) ||
-      !IdsOk(generated, generated_len) || rng == nullptr || id == nullptr ||
-      logprob == nullptr) {
+      !IdsOk(generated, generated_len) || rng == nullptr || id == nullptr) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "a required pointer is NULL (logits, ids with a length, rng, "
-                "id or logprob)");
+                "a required pointer is NULL (logits, ids with a length, rng "
+                "or id)");
   }
   if (!ParamsOk(params)) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
@@ -193,14 +276,18 @@ exactsample_status exactsample_sample(exactsample_sampler* s, const float* logit
   }
   return Guard(s, [&] {
     Pcg32 g = ToPcg(*rng);
+    exactsample::SampleOptions options;
+    options.engine = s->engine;
+    options.logprob = logprob != nullptr;
+    options.threads = s->threads;
     const auto t = exactsample::sample(
         ToRequest(logits, vocab, prompt, prompt_len, generated, generated_len,
                   *params),
-        g, s->workspace, {s->engine});
+        g, s->workspace, options);
     if (!t) return Fail(s, StatusOf(t.error().code), t.error().message);
     FromPcg(g, rng);
     *id = t->id;
-    *logprob = t->logprob;
+    if (logprob != nullptr) *logprob = t->logprob;
     return EXACTSAMPLE_OK;
   });
 }
@@ -214,59 +301,33 @@ exactsample_status exactsample_sample_batch(exactsample_sampler* s,
   if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   s->last_error.clear();
   if (rows == 0) return EXACTSAMPLE_OK;
-  if (logits == nullptr || row_requests == nullptr || results == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "logits, row_requests or results is NULL");
+  if (results == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
   }
-  if (row_stride < vocab) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "row_stride " + std::to_string(row_stride) +
-                    " is smaller than vocab " + std::to_string(vocab));
+  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, threads,
+                     /*logprob=*/true,
+                     [&](size_t i, exactsample_status status, int32_t id,
+                         double logprob) { results[i] = {status, id, logprob}; });
+}
+
+exactsample_status exactsample_sample_batch_arrays(
+    exactsample_sampler* s, const float* logits, size_t rows, size_t vocab,
+    size_t row_stride, const exactsample_row* row_requests,
+    exactsample_status* statuses, int32_t* ids, double* logprobs, int threads) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (rows == 0) return EXACTSAMPLE_OK;
+  if (statuses == nullptr || ids == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "statuses or ids is NULL");
   }
-  return Guard(s, [&] {
-    s->batch_rows.clear();
-    s->batch_rngs.clear();
-    s->row_errors.assign(rows, std::string());
-    s->batch_rngs.reserve(rows);
-    for (size_t i = 0; i < rows; ++i) {
-      const exactsample_row& r = row_requests[i];
-      const bool ok = IdsOk(r.prompt, r.prompt_len) &&
-                      IdsOk(r.generated, r.generated_len) && r.rng != nullptr &&
-                      ParamsOk(r.params);
-      s->batch_rngs.push_back(ok ? ToPcg(*r.rng) : Pcg32(0));
-      // A malformed row is marked by a null generator; sample_batch reports it.
-      s->batch_rows.push_back(
-          {ok ? ToRequest(logits + i * row_stride, vocab, r.prompt, r.prompt_len,
-                          r.generated, r.generated_len, *r.params)
-              : exactsample::Request{},
-           ok ? &s->batch_rngs[i] : nullptr});
-    }
-    exactsample::sample_batch(s->batch_rows, s->batch_results,
-                              s->batch_workspace, {s->engine}, threads);
-    exactsample_status first = EXACTSAMPLE_OK;
-    for (size_t i = 0; i < rows; ++i) {
-      const auto& r = s->batch_results[i];
-      exactsample_token& out = results[i];
-      if (s->batch_rows[i].rng == nullptr) {
-        out = {EXACTSAMPLE_INVALID_ARGUMENT, -1, 0.0};
-        s->row_errors[i] =
-            "row " + std::to_string(i) +
-            ": a NULL pointer (ids with a length, rng or params) or a wrong "
-            "params struct_size";
-      } else if (!r) {
-        out = {StatusOf(r.error().code), -1, 0.0};
-        s->row_errors[i] = r.error().message;
-      } else {
-        out = {EXACTSAMPLE_OK, r->id, r->logprob};
-        FromPcg(s->batch_rngs[i], row_requests[i].rng);
-      }
-      if (first == EXACTSAMPLE_OK && out.status != EXACTSAMPLE_OK) {
-        first = out.status;
-        s->last_error = s->row_errors[i];
-      }
-    }
-    return first;
-  });
+  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, threads,
+                     /*logprob=*/logprobs != nullptr,
+                     [&](size_t i, exactsample_status status, int32_t id,
+                         double logprob) {
+                       statuses[i] = status;
+                       ids[i] = id;
+                       if (logprobs != nullptr) logprobs[i] = logprob;
+                     });
 }
 
 const char* exactsample_sampler_row_error(const exactsample_sampler* s,

@@ -229,7 +229,7 @@ void RunHelperHook(size_t unit) {
 }
 
 void SetExecutor(Workspace& workspace, SharedExecutor executor) {
-  workspace.impl().executor = std::move(executor);
+  detail::WorkspaceAccess::Of(workspace).executor = std::move(executor);
 }
 
 }  // namespace threads

@@ -18,7 +18,7 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   return plan;
 }
 
-Result<Token> SampleFast(const Request& request, Pcg32& rng, Workspace::Impl& ws,
+Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceImpl& ws,
                          const SampleOptions& options) {
   const SamplingParams& p = request.params;
   const Plan plan = Plan::Of(request, options);

@@ -10,6 +10,6 @@ namespace exactsample {
 // `request` must have passed checks::ParamsAndIds. Fills *options.trace
 // when given.
 Result<Token> SampleFast(const Request& request, Pcg32& rng,
-                         Workspace::Impl& ws, const SampleOptions& options);
+                         detail::WorkspaceImpl& ws, const SampleOptions& options);
 
 }  // namespace exactsample

@@ -43,7 +43,12 @@ inline size_t CompactCapacity(size_t vocab) {
 // compact K when it is small: the entries with e >= threshold (a prefix too,
 // since e does not decrease as t grows) move, in ascending id order, to the
 // workspace's compact buffers; Z is unchanged. Returns false, leaving K as it
-// was, when more than CompactCapacity entries qualify.
-bool CompactPrefix(KeptSet& kept, double threshold, Workspace::Impl& ws);
+// was, when more than CompactCapacity entries qualify. Where K has running
+// sums, only the pieces whose mass can hold such an e are read.
+bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws);
+
+// An upper bound of the sum of K's e values >= threshold, from K's running
+// sums (+inf without them): the mass of the pieces that can hold one.
+double MassBoundAtLeast(const KeptSet& kept, double threshold);
 
 }  // namespace exactsample

@@ -8,7 +8,7 @@
 
 namespace exactsample {
 
-LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, Workspace::Impl& ws) {
+LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::WorkspaceImpl& ws) {
   LogprobSoftmax out{logits.max, NAN, std::nullopt};
   if (!plan.logprob && !plan.shared_softmax) return out;
   // The spec's M is the first maximum in id order; for a zero its sign

@@ -22,7 +22,7 @@ double SmallestKeptE(double z, double threshold) {
 
 }  // namespace
 
-std::optional<MinPCut> MinP(KeptSet& kept, double min_p, Workspace::Impl& ws) {
+std::optional<MinPCut> MinP(KeptSet& kept, double min_p, detail::WorkspaceImpl& ws) {
   if (min_p == 0.0) return std::nullopt;
   const MinPCut cut{kept.z, min_p * (1.0 / kept.z)};
   if (kept.id_of == nullptr) {

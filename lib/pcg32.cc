@@ -11,6 +11,10 @@ Pcg32::Pcg32(uint64_t initstate, uint64_t seq) {
   draws_u32_ = 0;
 }
 
+Pcg32 Pcg32::Seeded(uint64_t initstate, uint64_t seq) {
+  return Pcg32(initstate, seq);
+}
+
 Pcg32 Pcg32::FromState(uint64_t state, uint64_t inc, uint64_t draws_u32) {
   Pcg32 g;
   g.state_ = state;
@@ -64,7 +68,7 @@ uint64_t child_seed(uint64_t seed, uint64_t purpose) {
 }
 
 Pcg32 stream(uint64_t seed, uint64_t purpose) {
-  return Pcg32(child_seed(seed, purpose), purpose);
+  return Pcg32::Seeded(child_seed(seed, purpose), purpose);
 }
 
 }  // namespace exactsample

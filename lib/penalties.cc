@@ -76,7 +76,7 @@ bool PenaltiesApply(const Request& request) {
 }
 
 Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
-                               Workspace::Impl& ws) {
+                               detail::WorkspaceImpl& ws) {
   const size_t n = request.logits.size();
   const float* const x = request.logits.data();
   double* const l = plan.f32_row ? nullptr : ws.l.data();

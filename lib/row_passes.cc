@@ -13,14 +13,11 @@ namespace {
 // Below this a row is not worth a team of threads.
 constexpr size_t kMinPerThread = 16384;
 
-// The most threads one row is split across.
-constexpr int kMaxTeam = 64;
-
 }  // namespace
 
 int RowTeam(size_t n, int threads) {
   return static_cast<int>(std::clamp<size_t>(
-      n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxTeam))));
+      n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxRowThreads))));
 }
 
 simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int /*threads*/) {

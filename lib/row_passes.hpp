@@ -23,6 +23,10 @@
 
 namespace exactsample {
 
+// The most threads one row is split across (SampleOptions::threads beyond it
+// use this many).
+inline constexpr int kMaxRowThreads = 64;
+
 // Step 1 with its check: simd::WidenMax; l_out null: simd::CheckedMax (the
 // f32 row is read, nothing stored). Always on the calling thread, whatever
 // `threads` says: helpers never read the caller's row, which may be gone

@@ -1,14 +1,14 @@
 #include <variant>
 
 #include "exactsample/exactsample.hpp"
-#include "scalar_ref/checks.hpp"
 #include "lib/fast_engine.hpp"
 #include "lib/workspace.hpp"
+#include "scalar_ref/checks.hpp"
 #include "scalar_ref/reference.hpp"
 
 namespace exactsample {
 
-Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::Workspace() : impl_(detail::WorkspaceAccess::Make()) {}
 Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
@@ -23,7 +23,7 @@ Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
                      const SampleOptions& options) {
   if (auto e = checks::ParamsAndIds(request)) return *e;
   if (options.engine == Engine::fast) {
-    return SampleFast(request, rng, workspace.impl(), options);
+    return SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options);
   }
   auto token = scalar_ref::Sample(request, rng, options.trace);
   if (token && !options.logprob) return Token{token->id, NAN};

@@ -58,7 +58,7 @@ bool PenaltiesApply(const Request& request);
 // penalties that produce NaN, +inf or nothing finite, a temperature that
 // overflows the largest logit.
 Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
-                               Workspace::Impl& ws);
+                               detail::WorkspaceImpl& ws);
 
 // The reported logprob: log_softmax over all V ids after step 3, computed as
 // in step 9. Its e values are left in ws.e when plan.shared_softmax.
@@ -72,27 +72,27 @@ struct LogprobSoftmax {
 
   Token TokenOf(const Logits& logits, size_t id, bool logprob) const;
 };
-LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, Workspace::Impl& ws);
+LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::WorkspaceImpl& ws);
 
 // Step 4: the lowest id holding the largest logit.
 size_t Greedy(const Logits& logits);
 
 // Steps 5 and 6: K after top-k, with e = exp(l / T - M / T).
 KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
-             const SamplingParams& params, const Plan& plan, Workspace::Impl& ws);
+             const SamplingParams& params, const Plan& plan, detail::WorkspaceImpl& ws);
 
 // Step 7. Returns the cut (found false: nothing dropped).
 // Over a whole row, the ids below this e hold at most half the mass top-p
 // drops: the candidates it tries first.
 double TopPCandidateThreshold(double z, size_t n, double p);
-simd::Cut TopP(KeptSet& kept, const SamplingParams& params, Workspace::Impl& ws);
+simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws);
 
 // Step 8. Returns Z before the filter and the threshold on q, when it ran.
 struct MinPCut {
   double z_before;
   double threshold;  // q = e / z_before stays when q >= threshold
 };
-std::optional<MinPCut> MinP(KeptSet& kept, double min_p, Workspace::Impl& ws);
+std::optional<MinPCut> MinP(KeptSet& kept, double min_p, detail::WorkspaceImpl& ws);
 
 // Steps 9 and 11 for step 10's draw u: the entry of K the inverse CDF
 // returns. Decided from K's running sums when they decide it (reading the

@@ -5,6 +5,7 @@
 
 #include "lib/row_passes.hpp"
 #include "lib/steps.hpp"
+#include "scalar_ref/order.hpp"
 #include "simd/exact_sum.hpp"
 #include "simd/exp_sum.hpp"
 #include "simd/filter.hpp"
@@ -13,11 +14,11 @@
 namespace exactsample {
 
 KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
-             const SamplingParams& params, const Plan& plan, Workspace::Impl& ws) {
+             const SamplingParams& params, const Plan& plan, detail::WorkspaceImpl& ws) {
   const double* const l = logits.l;
   const size_t n = logits.n;
   const double temperature = params.temperature;
-  const double max_tempered = logits.max / temperature;
+  const double max_tempered = scalar_ref::Tempered(logits.max, temperature);
   const auto exp_sum_pass = [&](double* e) {
     return ExpSumPass({l}, n, temperature, max_tempered, e, plan.exp,
                       ws.ForPass(plan.threads, n, ws.kept_job), ws.sums);
@@ -51,7 +52,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
     const int32_t last = ws.top[count - 1];
     const ExpSumResult pass = exp_sum_pass(ws.e.data());
     double* const e = pass.patch != nullptr ? pass.patch->Contiguous() : ws.e.data();
-    simd::ZeroAfter(l, temperature, e, n, l[last] / temperature, last);
+    simd::ZeroAfter(l, temperature, e, n, scalar_ref::Tempered(l[last], temperature), last);
     return {l, e, n, nullptr, simd::ExactSum(e, n), std::nullopt, nullptr};
   }
   std::sort(ws.top.begin(), ws.top.end());

@@ -18,7 +18,7 @@ class TraceRecorder {
   void Softmax(const Logits& logits, const LogprobSoftmax& softmax) {
     if (on()) RecordSoftmax(logits, softmax);
   }
-  void TopK(const Logits& logits, const Plan& plan, const Workspace::Impl& ws) {
+  void TopK(const Logits& logits, const Plan& plan, const detail::WorkspaceImpl& ws) {
     if (on()) RecordTopK(logits, plan, ws);
   }
   void TopP(const KeptSet& kept, const simd::Cut& cut, double temperature) {
@@ -33,7 +33,7 @@ class TraceRecorder {
 
  private:
   void RecordSoftmax(const Logits& logits, const LogprobSoftmax& softmax);
-  void RecordTopK(const Logits& logits, const Plan& plan, const Workspace::Impl& ws);
+  void RecordTopK(const Logits& logits, const Plan& plan, const detail::WorkspaceImpl& ws);
   void RecordTopP(const KeptSet& kept, const simd::Cut& cut, double temperature);
   void RecordMinP(const KeptSet& kept, const std::optional<MinPCut>& cut);
   void RecordDraw(const KeptSet& kept, double u, size_t chosen);

@@ -1,4 +1,5 @@
-// The scratch memory behind exactsample::Workspace: the fast engine's
+// The scratch memory behind exactsample::Workspace (declared only as
+// detail::WorkspaceImpl in the public header): the fast engine's
 // per-vocabulary arrays, grown to the largest V seen and then reused, so a
 // steady stream of calls does not allocate.
 #pragma once
@@ -9,14 +10,15 @@
 #include <utility>
 #include <vector>
 
+#include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
 #include "lib/executor.hpp"
 #include "lib/row_passes.hpp"
 #include "lib/row_sums.hpp"
 
-namespace exactsample {
+namespace exactsample::detail {
 
-struct Workspace::Impl {
+struct WorkspaceImpl {
   std::vector<double> l;         // penalised logits, f64 (8 bytes per id)
   std::vector<double> e;         // exp values of the kept set (8 bytes per id)
   std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets (4)
@@ -43,10 +45,10 @@ struct Workspace::Impl {
   std::vector<RowBuffers> set_aside;
   threads::SharedExecutor executor;  // null: the library pool
 
-  Impl() = default;
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
-  ~Impl() {
+  WorkspaceImpl() = default;
+  WorkspaceImpl(const WorkspaceImpl&) = delete;
+  WorkspaceImpl& operator=(const WorkspaceImpl&) = delete;
+  ~WorkspaceImpl() {
     const auto wait = [](const std::unique_ptr<RowJob>& job) {
       if (job) job->WaitIdle();
     };
@@ -118,4 +120,13 @@ struct Workspace::Impl {
   }
 };
 
-}  // namespace exactsample
+// The library's way into a Workspace (its friend).
+struct WorkspaceAccess {
+  static WorkspaceImpl& Of(Workspace& workspace) { return *workspace.impl_; }
+  static BatchWorkspaceImpl& Of(BatchWorkspace& workspace) { return *workspace.impl_; }
+  static std::unique_ptr<WorkspaceImpl> Make() {
+    return std::make_unique<WorkspaceImpl>();
+  }
+};
+
+}  // namespace exactsample::detail

@@ -1,8 +1,10 @@
 #include "scalar_ref/checks.hpp"
 
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <string>
+
+#include "scalar_ref/order.hpp"
 
 namespace exactsample::checks {
 namespace {
@@ -117,7 +119,7 @@ std::optional<Error> MaxAfterPenalties(double max_logit,
                      Num(p.repetition_penalty) + ")"};
   }
   if (p.temperature > 0) {
-    const double tempered = max_logit / p.temperature;
+    const double tempered = scalar_ref::Tempered(max_logit, p.temperature);
     if (tempered == INFINITY || tempered == -INFINITY) {
       return Param("temperature", Num(p.temperature),
                    ("too small: the largest logit " + Num(max_logit) +

@@ -3,6 +3,7 @@
 // t = l / T (step 5) and the order (t desc, id asc) of steps 6 and 7.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace exactsample::scalar_ref {
@@ -18,6 +19,19 @@ inline bool Before(double t_a, int64_t a, double t_b, int64_t b) {
   // Branch-free: orders of candidates are unpredictable, and a mispredicted
   // branch costs more than the second compare.
   return (t_a > t_b) | ((t_a == t_b) & (a < b));
+}
+
+// The largest b <= bound across which t changes, Tempered(prev(b)) <
+// Tempered(b), so that every id with l >= b orders before every id with
+// l < b (t is monotone in l); -inf when none is found within a few steps.
+// With divisor 1 each l is its own t.
+inline double TemperedBoundaryAtOrBelow(double bound, double divisor) {
+  for (int step = 0; step < 64; ++step) {
+    const double below = std::nextafter(bound, -INFINITY);
+    if (Tempered(below, divisor) < Tempered(bound, divisor)) return bound;
+    bound = below;
+  }
+  return -INFINITY;
 }
 
 }  // namespace exactsample::scalar_ref

@@ -1,7 +1,8 @@
-// Per-target body of the compaction kernel (simd/compact.hpp): one compare
-// per vector; the rare vectors with a qualifying lane are read lane by lane
-// (Highway 1.0.3's CompressStore of 64-bit lanes is slow on AVX2, and hits
-// are few when compaction pays off).
+// Per-target bodies of the compaction kernels (simd/compact.hpp). Compaction:
+// one compare per vector; a vector with a qualifying lane writes every
+// lane's id and advances the count by its mask bits, without a branch per
+// lane (Highway 1.0.3's CompressStore of 64-bit lanes is slow on AVX2), and
+// lane by lane only next to the capacity.
 
 #if defined(EXACTSAMPLE_SIMD_COMPACT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EXACTSAMPLE_SIMD_COMPACT_INL_H_
@@ -10,7 +11,11 @@
 #define EXACTSAMPLE_SIMD_COMPACT_INL_H_
 #endif
 
+#include <cmath>
+#include <cstdint>
+
 #include "hwy/highway.h"
+#include "simd/reduce-inl.h"
 #include "scalar_ref/twins/compact.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -25,7 +30,16 @@ size_t CompactAtLeast(D d, const double* e, size_t n, double threshold, uint32_t
   size_t count = 0;
   size_t i = 0;
   for (; i + N <= n; i += N) {
-    if (hn::AllFalse(d, hn::Ge(hn::LoadU(d, e + i), vthreshold))) continue;
+    const auto hit = hn::Ge(hn::LoadU(d, e + i), vthreshold);
+    if (hn::AllFalse(d, hit)) continue;
+    if (count + N <= capacity) {
+      const uint64_t bits = LaneBits(d, hit);
+      for (size_t lane = 0; lane < N; ++lane) {
+        ids[count] = static_cast<uint32_t>(i + lane);
+        count += (bits >> lane) & 1;
+      }
+      continue;
+    }
     for (size_t j = i; j < i + N; ++j) {
       if (e[j] >= threshold) {
         if (count == capacity) return capacity + 1;
@@ -39,6 +53,46 @@ size_t CompactAtLeast(D d, const double* e, size_t n, double threshold, uint32_t
     ids[count + j] += static_cast<uint32_t>(i);
   }
   return count + tail;
+}
+
+// twins::CountAtLeast with the counts in f64 lanes (exact below 2^53) and
+// the masses added in lane order. Levels beyond k get the threshold +inf,
+// which nothing reaches.
+template <class D>
+void CountAtLeast(D d, const double* e, size_t n, const double* thresholds, size_t k,
+                  size_t* counts, double* masses) {
+  constexpr size_t L = twins::kMaxLevels;
+  static_assert(L == 4, "one accumulator pair per level below");
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  double at[L];
+  for (size_t j = 0; j < L; ++j) at[j] = j < k ? thresholds[j] : INFINITY;
+  const V one = hn::Set(d, 1.0);
+  const V t0 = hn::Set(d, at[0]), t1 = hn::Set(d, at[1]);
+  const V t2 = hn::Set(d, at[2]), t3 = hn::Set(d, at[3]);
+  V c0 = hn::Zero(d), c1 = c0, c2 = c0, c3 = c0;
+  V m0 = hn::Zero(d), m1 = m0, m2 = m0, m3 = m0;
+  const auto level = [&](V v, V t, V& c, V& m) {
+    const auto in = hn::Ge(v, t);
+    c = hn::Add(c, hn::IfThenElseZero(in, one));
+    m = hn::Add(m, hn::IfThenElseZero(in, v));
+  };
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const V v = hn::LoadU(d, e + i);
+    level(v, t0, c0, m0), level(v, t1, c1, m1);
+    level(v, t2, c2, m2), level(v, t3, c3, m3);
+  }
+  const auto total = [&](V v) { return hn::GetLane(hn::SumOfLanes(d, v)); };
+  const double c[L] = {total(c0), total(c1), total(c2), total(c3)};
+  const double m[L] = {total(m0), total(m1), total(m2), total(m3)};
+  size_t tail_counts[L];
+  double tail_masses[L];
+  twins::CountAtLeast(e + i, n - i, at, L, tail_counts, tail_masses);
+  for (size_t j = 0; j < k; ++j) {
+    counts[j] = static_cast<size_t>(c[j]) + tail_counts[j];
+    masses[j] = m[j] + tail_masses[j];
+  }
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -15,6 +15,11 @@ size_t CompactAtLeastImpl(const double* e, size_t n, double threshold, uint32_t*
   return CompactAtLeast(hn::ScalableTag<double>(), e, n, threshold, ids, capacity);
 }
 
+void CountAtLeastImpl(const double* e, size_t n, const double* thresholds, size_t k,
+                      size_t* counts, double* masses) {
+  CountAtLeast(hn::ScalableTag<double>(), e, n, thresholds, k, counts, masses);
+}
+
 }  // namespace exactsample::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -22,11 +27,18 @@ HWY_AFTER_NAMESPACE();
 namespace exactsample::simd {
 
 HWY_EXPORT(CompactAtLeastImpl);
+HWY_EXPORT(CountAtLeastImpl);
 
 size_t CompactAtLeast(const double* e, size_t n, double threshold,
                       uint32_t* ids, size_t capacity) {
   return HWY_DYNAMIC_DISPATCH(CompactAtLeastImpl)(e, n, threshold, ids,
                                                   capacity);
+}
+
+void CountAtLeast(const double* e, size_t n, const double* thresholds, size_t k,
+                  size_t* counts, double* masses) {
+  HWY_ASSERT(k <= twins::kMaxLevels);
+  HWY_DYNAMIC_DISPATCH(CountAtLeastImpl)(e, n, thresholds, k, counts, masses);
 }
 
 }  // namespace exactsample::simd

@@ -29,13 +29,13 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <span>
 
 #include "hwy/highway.h"
 #include "simd/reduce-inl.h"
 #include "scalar_ref/twins/nucleus.hpp"
 #include "simd/exact_sum-inl.h"
+#include "simd/order-inl.h"
+#include "scalar_ref/order.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
@@ -47,6 +47,8 @@ inline constexpr uint32_t kBuckets = 4096;
 // Scratch positions tried as one grid step before splitting.
 inline constexpr size_t kChunk = 1024;
 inline constexpr size_t kNoCut = SIZE_MAX;
+// Rows up to this length are sorted whole, as the twin does.
+inline constexpr size_t kSortAll = 256;
 // The survey's mass levels: e >= 2^(-4(j+1)) for j < kLevels.
 inline constexpr int kLevels = 6;  // SurveyOf has one accumulator each
 
@@ -60,10 +62,14 @@ struct NucleusRow {
   double z;
 
   // t = l / divisor, as the twin computes it.
-  double T(double l_i) const { return divisor == 1.0 ? l_i : l_i / divisor; }
+  double T(double l_i) const { return scalar_ref::Tempered(l_i, divisor); }
   template <class D>
   hn::Vec<D> T(D d, hn::Vec<D> l_i) const {
-    return divisor == 1.0 ? l_i : hn::Div(l_i, hn::Set(d, divisor));
+    return divisor == 1.0 ? l_i : Tempered<true>(l_i, hn::Set(d, divisor));
+  }
+  // (t desc, id asc) on ids.
+  bool Before(uint32_t a, uint32_t b) const {
+    return scalar_ref::Before(T(l[a]), a, T(l[b]), b);
   }
 };
 
@@ -119,19 +125,6 @@ Survey SurveyOf(D d, const NucleusRow& row) {
       s.mass[j] += e >= LevelThreshold(j) ? e : 0;
   }
   return s;
-}
-
-// The largest b <= bound across which t changes, T(prev(b)) < T(b), so that
-// every id with l >= b orders before every id with l < b (t is monotone in
-// l); -inf when none is found within a few steps. Without the divisor each l
-// is its own t.
-inline double TBoundaryAtOrBelow(const NucleusRow& row, double bound) {
-  for (int step = 0; step < 64; ++step) {
-    const double below = std::nextafter(bound, -INFINITY);
-    if (row.T(below) < row.T(bound)) return bound;
-    bound = below;
-  }
-  return -INFINITY;
 }
 
 // The masses of e >= 8 theta, 4 theta and 2 theta: a survey level split.
@@ -195,7 +188,7 @@ inline double FirstTierBound(const NucleusRow& row, const Survey& survey,
   t_bound -= 1e-6 * (1 + std::abs(t_bound));
   const double bound = row.divisor == 1.0 ? t_bound : t_bound * row.divisor;
   if (!(bound > survey.l_min && bound <= survey.l_max)) return -INFINITY;
-  return TBoundaryAtOrBelow(row, bound);
+  return scalar_ref::TemperedBoundaryAtOrBelow(bound, row.divisor);
 }
 
 // A tier: the ids with e > 0 and lo <= l < hi.
@@ -243,13 +236,11 @@ void ForEachRanked(D d, const NucleusRow& row, const Tier& tier,
                    const Visit& visit) {
   constexpr size_t kBatch = 256;
   constexpr size_t kMaxN = hn::MaxLanes(D());
-  static_assert(kMaxN <= 64, "mask bits must fit one uint64_t");
   const size_t N = hn::Lanes(d);
   const auto zero = hn::Zero(d);
   uint32_t ids[kBatch + kMaxN];
   uint32_t ranks[kBatch + kMaxN];
   HWY_ALIGN double lanes[kMaxN];
-  uint8_t bytes[(kMaxN + 7) / 8];
   size_t i = 0;
   while (i + N <= row.n) {
     size_t count = 0;
@@ -264,8 +255,7 @@ void ForEachRanked(D d, const NucleusRow& row, const Tier& tier,
       const auto pass = hn::And(in, hn::And(hn::Ge(rank, hn::Set(d, first)),
                                             hn::Le(rank, hn::Set(d, last))));
       hn::Store(hn::IfThenElseZero(pass, rank), d, lanes);
-      uint64_t bits = 0;
-      std::memcpy(&bits, bytes, hn::StoreMaskBits(d, pass, bytes));
+      const uint64_t bits = LaneBits(d, pass);
       for (size_t lane = 0; lane < N; ++lane) {
         ids[count] = static_cast<uint32_t>(i + lane);
         ranks[count] = static_cast<uint32_t>(lanes[lane]);
@@ -360,10 +350,8 @@ class CutWalk {
 
   // One bucket: into (t desc, id asc) order, then walked term by term.
   size_t Bucket(size_t begin, size_t end) {
-    std::sort(ids_ + begin, ids_ + end, [this](uint32_t a, uint32_t b) {
-      const double ta = row_.T(row_.l[a]), tb = row_.T(row_.l[b]);
-      return ta != tb ? ta > tb : a < b;
-    });
+    std::sort(ids_ + begin, ids_ + end,
+              [this](uint32_t a, uint32_t b) { return row_.Before(a, b); });
     const size_t hit = WalkToTarget(d_, s_, Terms(begin), end - begin, p_);
     return hit < end - begin ? begin + hit : kNoCut;
   }
@@ -426,12 +414,27 @@ size_t WalkTier(D d, const NucleusRow& row, const Tier& tier,
   return walk.Walk(h.bounds[first_last + 1], *end);
 }
 
-inline Cut NucleusCutImpl(const double* l, double divisor, const double* e,
-                          size_t n, double z, double p,
-                          std::span<uint32_t> scratch) {
-  HWY_ASSERT(scratch.size() >= n);
-  const hn::ScalableTag<double> d;
+// The twin's own method for a few ids (top-p's candidates on a peaked row):
+// the ids with e > 0 sorted by (t desc, id asc) and walked in that order.
+template <class D>
+Cut SortAndWalk(D d, const NucleusRow& row, double p, uint32_t* ids) {
+  size_t count = 0;
+  for (size_t i = 0; i < row.n; ++i) {
+    ids[count] = static_cast<uint32_t>(i);
+    count += row.e[i] > 0;
+  }
+  std::sort(ids, ids + count, [&row](uint32_t a, uint32_t b) { return row.Before(a, b); });
+  double s = 0.0;
+  const size_t hit = WalkToTarget(d, s, GatheredQuotients{ids, row.e, row.z}, count, p);
+  if (hit == count) return Cut{false, 0.0, 0, count};
+  return Cut{true, row.T(row.l[ids[hit]]), ids[hit], hit + 1};
+}
+
+template <class D>
+Cut NucleusCut(D d, const double* l, double divisor, const double* e, size_t n,
+               double z, double p, uint32_t* scratch) {
   const NucleusRow row{l, divisor, e, n, z};
+  if (n <= kSortAll) return SortAndWalk(d, row, p, scratch);
   const Survey survey = SurveyOf(d, row);
   if (survey.count == 0) return Cut{};
 
@@ -439,7 +442,7 @@ inline Cut NucleusCutImpl(const double* l, double divisor, const double* e,
   const double bound =
       FirstTierBound(row, survey, NucleusThreshold(d, row, survey, p));
   const Tier tiers[2] = {{bound, INFINITY}, {-INFINITY, bound}};
-  uint32_t* ids = scratch.data();
+  uint32_t* ids = scratch;
   double s = 0.0;
   size_t base = 0;
   for (const Tier& tier : tiers) {

@@ -8,6 +8,17 @@
 #include "hwy/highway.h"
 #include "simd/nucleus-inl.h"
 
+HWY_BEFORE_NAMESPACE();
+namespace exactsample::simd::HWY_NAMESPACE {
+
+Cut NucleusCutImpl(const double* l, double divisor, const double* e, size_t n, double z,
+                   double p, uint32_t* scratch) {
+  return NucleusCut(hn::ScalableTag<double>(), l, divisor, e, n, z, p, scratch);
+}
+
+}  // namespace exactsample::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
 #if HWY_ONCE
 namespace exactsample::simd {
 
@@ -15,7 +26,8 @@ HWY_EXPORT(NucleusCutImpl);
 
 Cut NucleusCut(const double* l, double divisor, const double* e, size_t n,
                double z, double p, std::span<uint32_t> scratch) {
-  return HWY_DYNAMIC_DISPATCH(NucleusCutImpl)(l, divisor, e, n, z, p, scratch);
+  HWY_ASSERT(scratch.size() >= n);
+  return HWY_DYNAMIC_DISPATCH(NucleusCutImpl)(l, divisor, e, n, z, p, scratch.data());
 }
 
 }  // namespace exactsample::simd

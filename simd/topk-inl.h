@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "hwy/highway.h"
+#include "simd/reduce-inl.h"
 #include "simd/topk_order.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -56,12 +57,8 @@ class Candidates {
   template <class D>
   void PushLanes(D d, hn::Mask<D> mask, size_t base) {
     Reserve(hn::Lanes(d));
-    uint8_t bits[(hn::MaxLanes(d) + 7) / 8];
-    hn::StoreMaskBits(d, mask, bits);
-    for (size_t byte = 0; byte < sizeof(bits); ++byte) {
-      for (unsigned b = bits[byte]; b != 0; b &= b - 1) {
-        Push(base + 8 * byte + static_cast<size_t>(__builtin_ctz(b)));
-      }
+    for (uint64_t bits = LaneBits(d, mask); bits != 0; bits &= bits - 1) {
+      Push(base + static_cast<size_t>(__builtin_ctzll(bits)));
     }
   }
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
@@ -232,6 +233,206 @@ TEST(CApi, VersionAndTargets) {
     EXPECT_EQ(exactsample_testing_force_target(exactsample_target_name(i)), EXACTSAMPLE_OK);
   }
   EXPECT_EQ(exactsample_testing_force_target(nullptr), EXACTSAMPLE_OK);
+}
+
+// logprob = NULL skips the logprob (SampleOptions::logprob = false): the
+// same id and generator position as with one, engines, greedy and sampled.
+TEST(CApi, NullLogprobGivesTheSameIdAndGenerator) {
+  const auto x = Row(3000);
+  const int32_t prompt[] = {7, 9, 2999};
+  for (auto engine : {EXACTSAMPLE_ENGINE_REFERENCE, EXACTSAMPLE_ENGINE_FAST}) {
+    Sampler with(engine), without(engine);
+    for (int config = 0; config < 4; ++config) {
+      exactsample_params p = Params();
+      p.temperature = config == 0 ? 0.0 : 0.9;   // greedy, then sampled
+      p.top_k = config == 2 ? 0 : 20;            // top-k skips the softmax
+      p.top_p = config == 3 ? 0.9 : 1.0;
+      p.repetition_penalty = config == 3 ? 1.2 : 1.0;
+      exactsample_rng a, b;
+      exactsample_rng_stream(77, EXACTSAMPLE_PURPOSE_SAMPLE, &a);
+      exactsample_rng_stream(77, EXACTSAMPLE_PURPOSE_SAMPLE, &b);
+      std::vector<int32_t> generated;
+      for (int step = 0; step < 6; ++step) {
+        int32_t id_a = -1, id_b = -1;
+        double lp = 0;
+        ASSERT_EQ(exactsample_sample(with.s, x.data(), x.size(), prompt, 3,
+                                     generated.data(), generated.size(), &p, &a,
+                                     &id_a, &lp),
+                  EXACTSAMPLE_OK);
+        ASSERT_EQ(exactsample_sample(without.s, x.data(), x.size(), prompt, 3,
+                                     generated.data(), generated.size(), &p, &b,
+                                     &id_b, nullptr),
+                  EXACTSAMPLE_OK)
+            << exactsample_sampler_last_error(without.s);
+        EXPECT_TRUE(std::isfinite(lp));
+        EXPECT_EQ(id_a, id_b) << "config " << config << " step " << step;
+        EXPECT_EQ(a.state, b.state);
+        EXPECT_EQ(a.draws_u32, b.draws_u32);
+        generated.push_back(id_a);
+      }
+    }
+  }
+}
+
+// The batch with its outputs in arrays: the same as exactsample_sample_batch,
+// and with logprobs = NULL the same ids and generators.
+TEST(CApi, BatchArraysWithAndWithoutLogprobs) {
+  Sampler s;
+  const size_t vocab = 2000, rows = 6;
+  std::vector<float> m(rows * vocab);
+  for (size_t r = 0; r < rows; ++r) {
+    const auto x = Row(vocab + r);
+    std::copy(x.begin() + static_cast<std::ptrdiff_t>(r), x.end(),
+              m.begin() + static_cast<std::ptrdiff_t>(r * vocab));
+  }
+  m[3 * vocab + 1] = NAN;  // a bad row
+  std::vector<exactsample_params> params(rows, Params());
+  params[1].temperature = 0.0;
+  params[2].top_k = 0;
+  params[4].top_p = 0.8;
+  auto run = [&](int kind, std::vector<exactsample_rng>& rngs,
+                 std::vector<exactsample_status>& statuses,
+                 std::vector<int32_t>& ids, std::vector<double>& logprobs) {
+    rngs.assign(rows, {});
+    std::vector<exactsample_row> req(rows);
+    for (size_t r = 0; r < rows; ++r) {
+      exactsample_rng_stream(100 + r, EXACTSAMPLE_PURPOSE_SAMPLE, &rngs[r]);
+      req[r] = {nullptr, 0, nullptr, 0, &params[r], &rngs[r]};
+    }
+    statuses.assign(rows, EXACTSAMPLE_INTERNAL);
+    ids.assign(rows, -7);
+    logprobs.assign(rows, 123.0);
+    if (kind == 0) {
+      std::vector<exactsample_token> out(rows);
+      const auto st = exactsample_sample_batch(s.s, m.data(), rows, vocab, vocab,
+                                               req.data(), out.data(), 3);
+      for (size_t r = 0; r < rows; ++r) {
+        statuses[r] = out[r].status;
+        ids[r] = out[r].id;
+        logprobs[r] = out[r].logprob;
+      }
+      return st;
+    }
+    return exactsample_sample_batch_arrays(s.s, m.data(), rows, vocab, vocab,
+                                           req.data(), statuses.data(), ids.data(),
+                                           kind == 1 ? logprobs.data() : nullptr, 3);
+  };
+  std::vector<exactsample_rng> rngs[3];
+  std::vector<exactsample_status> statuses[3];
+  std::vector<int32_t> ids[3];
+  std::vector<double> logprobs[3];
+  for (int kind = 0; kind < 3; ++kind) {
+    EXPECT_EQ(run(kind, rngs[kind], statuses[kind], ids[kind], logprobs[kind]),
+              EXACTSAMPLE_INVALID_LOGITS)
+        << kind;
+  }
+  EXPECT_EQ(statuses[0][3], EXACTSAMPLE_INVALID_LOGITS);
+  EXPECT_EQ(ids[1][3], -1);
+  for (int kind = 1; kind < 3; ++kind) {
+    EXPECT_EQ(statuses[kind], statuses[0]);
+    EXPECT_EQ(ids[kind], ids[0]);
+    for (size_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(rngs[kind][r].state, rngs[0][r].state) << kind << " row " << r;
+      EXPECT_EQ(rngs[kind][r].draws_u32, rngs[0][r].draws_u32) << kind << " row " << r;
+    }
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    EXPECT_EQ(Bits(logprobs[1][r]), Bits(logprobs[0][r])) << r;
+    EXPECT_EQ(logprobs[2][r], 123.0) << "logprobs = NULL writes nothing";
+  }
+  EXPECT_EQ(rngs[0][1].draws_u32, 0u);  // greedy
+  EXPECT_EQ(rngs[0][0].draws_u32, 2u);
+
+  std::vector<exactsample_row> req(rows, exactsample_row{nullptr, 0, nullptr, 0, &params[0], &rngs[0][0]});
+  std::vector<int32_t> out_ids(rows);
+  EXPECT_EQ(exactsample_sample_batch_arrays(s.s, m.data(), rows, vocab, vocab, req.data(),
+                                            nullptr, out_ids.data(), nullptr, 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("NULL"), std::string::npos);
+  EXPECT_EQ(exactsample_sample_batch_arrays(s.s, m.data(), 0, vocab, vocab, nullptr,
+                                            nullptr, nullptr, nullptr, 1),
+            EXACTSAMPLE_OK);
+}
+
+// exactsample_sampler_set_threads: 1 to 64, the value named in the error,
+// and the same bits for every count.
+TEST(CApi, RowThreads) {
+  Sampler s;
+  for (int bad : {0, -1, 65, 1000}) {
+    EXPECT_EQ(exactsample_sampler_set_threads(s.s, bad), EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(exactsample_sampler_last_error(s.s))
+                  .find("threads = " + std::to_string(bad)),
+              std::string::npos)
+        << exactsample_sampler_last_error(s.s);
+  }
+  EXPECT_EQ(exactsample_sampler_set_threads(nullptr, 2), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_sampler_set_threads(s.s, 64), EXACTSAMPLE_OK);
+  EXPECT_STREQ(exactsample_sampler_last_error(s.s), "");
+
+  // Long enough to be split across 4 threads (16384 ids each at least).
+  const auto x = Row(100000);
+  for (int config = 0; config < 3; ++config) {
+    exactsample_params p;
+    exactsample_params_init(&p);
+    if (config == 1) p.temperature = 0.7;
+    if (config == 2) p.top_p = 0.95;
+    int32_t want_id = -1;
+    double want_lp = 0;
+    exactsample_rng want_rng{};
+    for (int threads = 1; threads <= 4; ++threads) {
+      ASSERT_EQ(exactsample_sampler_set_threads(s.s, threads), EXACTSAMPLE_OK);
+      exactsample_rng rng;
+      exactsample_rng_stream(5, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
+      int32_t id = -1;
+      double lp = 0;
+      ASSERT_EQ(exactsample_sample(s.s, x.data(), x.size(), nullptr, 0, nullptr, 0,
+                                   &p, &rng, &id, &lp),
+                EXACTSAMPLE_OK);
+      if (threads == 1) {
+        want_id = id;
+        want_lp = lp;
+        want_rng = rng;
+        // A rejected count keeps the previous one.
+        EXPECT_EQ(exactsample_sampler_set_threads(s.s, 0), EXACTSAMPLE_INVALID_ARGUMENT);
+        continue;
+      }
+      EXPECT_EQ(id, want_id) << "threads " << threads << " config " << config;
+      EXPECT_EQ(Bits(lp), Bits(want_lp)) << "threads " << threads;
+      EXPECT_EQ(rng.state, want_rng.state);
+      EXPECT_EQ(rng.draws_u32, want_rng.draws_u32);
+    }
+  }
+}
+
+// The public C++ header keeps Workspace's implementation to itself.
+template <class W>
+concept ExposesImpl = requires(W& w) { w.impl(); } || requires { typename W::Impl; };
+static_assert(!ExposesImpl<exactsample::Workspace>);
+static_assert(std::is_nothrow_move_constructible_v<exactsample::Workspace>);
+
+TEST(CApi, VersionMacrosAndPurposes) {
+  EXPECT_STREQ(exactsample_version(), EXACTSAMPLE_VERSION_STRING);
+  const std::string want = std::to_string(EXACTSAMPLE_VERSION_MAJOR) + "." +
+                           std::to_string(EXACTSAMPLE_VERSION_MINOR) + "." +
+                           std::to_string(EXACTSAMPLE_VERSION_PATCH);
+  EXPECT_EQ(want, exactsample_version());
+  EXPECT_EQ(EXACTSAMPLE_VERSION_NUMBER, EXACTSAMPLE_VERSION_MAJOR * 10000 +
+                                            EXACTSAMPLE_VERSION_MINOR * 100 +
+                                            EXACTSAMPLE_VERSION_PATCH);
+  using exactsample::Purpose;
+  EXPECT_EQ(EXACTSAMPLE_PURPOSE_SAMPLE, 4);
+  EXPECT_EQ(static_cast<uint64_t>(EXACTSAMPLE_PURPOSE_INIT), static_cast<uint64_t>(Purpose::init));
+  EXPECT_EQ(static_cast<uint64_t>(EXACTSAMPLE_PURPOSE_DROPOUT), static_cast<uint64_t>(Purpose::dropout));
+  EXPECT_EQ(static_cast<uint64_t>(EXACTSAMPLE_PURPOSE_SHUFFLE), static_cast<uint64_t>(Purpose::shuffle));
+  EXPECT_EQ(static_cast<uint64_t>(EXACTSAMPLE_PURPOSE_SAMPLE), static_cast<uint64_t>(Purpose::sample));
+  EXPECT_EQ(static_cast<uint64_t>(EXACTSAMPLE_PURPOSE_MUTATION), static_cast<uint64_t>(Purpose::mutation));
+  for (uint64_t seed : {0ull, 42ull}) {
+    exactsample_rng rng;
+    ASSERT_EQ(exactsample_rng_stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE, &rng), EXACTSAMPLE_OK);
+    const auto cpp = exactsample::stream(seed, Purpose::sample);
+    EXPECT_EQ(rng.state, cpp.state());
+    EXPECT_EQ(rng.inc, cpp.inc());
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "exactsample.h"
 #include "tests/test_util.hpp"
 
 namespace exactsample {
@@ -41,6 +42,13 @@ std::vector<nlohmann::json> Lines(const std::string& out) {
     lines.push_back(nlohmann::json::parse(line));
   }
   return lines;
+}
+
+TEST(Cli, VersionPrintsTheVersionAndExitsZero) {
+  const auto r = RunCli("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, std::string("exactsample ") + EXACTSAMPLE_VERSION_STRING + "\n");
+  EXPECT_EQ(r.out, std::string("exactsample ") + exactsample_version() + "\n");
 }
 
 TEST(Cli, ReplayReproducesTheGoldenFixture) {

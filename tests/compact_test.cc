@@ -57,5 +57,54 @@ TEST(CompactAtLeast, MatchesTheTwinOnEveryTarget) {
   }
 }
 
+// Dense hits (every vector has one, the branch-free path) with ties on the
+// threshold, and capacities that end inside a vector.
+TEST(CompactAtLeast, DenseTiesMatchTheTwinOnEveryTarget) {
+  test::SplitMix rng(18);
+  const double values[] = {0.0, 0x1p-1074, 0.25, 0.5, 1.0};
+  for (size_t n : {7, 8, 9, 33, 64, 1000, 4096, 4103}) {
+    std::vector<double> e(n);
+    for (double& v : e) v = values[rng() % 5];
+    for (double threshold : values) {
+      for (size_t capacity : {size_t{0}, size_t{5}, n / 3, n / 3 + 1, n - 1, n}) {
+        Check(e, threshold, capacity,
+              "dense n=" + std::to_string(n) + " threshold=" +
+                  std::to_string(threshold) + " capacity=" + std::to_string(capacity));
+      }
+    }
+  }
+}
+
+// CountAtLeast: the counts exactly, the masses (summed in another order)
+// within the rounding bound of the twin's, for 0 to 4 thresholds with ties on them.
+TEST(CountAtLeast, MatchesTheTwinOnEveryTarget) {
+  test::SplitMix rng(19);
+  for (size_t n : {0, 1, 7, 8, 9, 63, 1000, 4099, 128256}) {
+    std::vector<double> e(n);
+    std::exponential_distribution<double> tail(1.0);
+    for (double& v : e) {
+      v = rng() % 7 == 0 ? 0.0 : rng() % 7 == 1 ? 0.25 : std::exp(-20.0 * tail(rng));
+    }
+    const std::vector<double> levels = {0.25, std::exp(-5.0), 1e-9, 0.0};
+    for (size_t k = 0; k <= twins::kMaxLevels; ++k) {
+      size_t want_counts[twins::kMaxLevels], got_counts[twins::kMaxLevels];
+      double want_masses[twins::kMaxLevels], got_masses[twins::kMaxLevels];
+      twins::CountAtLeast(e.data(), n, levels.data(), k, want_counts, want_masses);
+      test::ForEachTarget([&](int64_t target) {
+        simd::CountAtLeast(e.data(), n, levels.data(), k, got_counts, got_masses);
+        for (size_t j = 0; j < k; ++j) {
+          ASSERT_EQ(got_counts[j], want_counts[j])
+              << "n=" << n << " level " << j << " on " << hwy::TargetName(target);
+          // Two sums of the same n terms >= 0 in different orders differ by
+          // at most 2 (n - 1) 2^-53 times their value (the contract: a guide).
+          ASSERT_LE(std::abs(got_masses[j] - want_masses[j]),
+                    2.0 * static_cast<double>(n + 1) * 0x1p-53 * want_masses[j])
+              << "n=" << n << " level " << j << " on " << hwy::TargetName(target);
+        }
+      });
+    }
+  }
+}
+
 }  // namespace
 }  // namespace exactsample

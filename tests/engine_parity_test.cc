@@ -7,6 +7,8 @@
 #include <bit>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
@@ -206,6 +208,131 @@ TEST(EngineParity, ThresholdsOnEveryBoundary) {
                 << Describe(c);
           }
         }
+      }
+    }
+  }
+}
+
+// Top-p on rows of the standard kind and on rows built against the
+// candidate thresholds of the fast engine (q >= 2^-6, then 2^-12, found
+// from the exp-sum pass's pieces of 4096 ids, then (1 - p) Z / 2V): other
+// row seeds, quantized logits (ties), masked pieces, underflowing e, peaks
+// too low for the first thresholds, and ids whose e equals a threshold
+// exactly, one per piece; several temperatures and p (also p equal to a
+// running sum of the walk), on every target (two threads on the first listed).
+TEST(EngineParity, TopPCandidateThresholds) {
+  Workspace ref_ws, fast_ws;
+  std::vector<test::RandomCase> cases;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const size_t vocab = seed % 2 ? 128256 : 262144;
+    test::RandomCase c{seed, StandardRow(vocab, seed), {}, {}, {}};
+    switch (seed % 6) {
+      case 1:  // ties everywhere, the thresholds' neighbourhood included
+        for (float& x : c.logits) x = std::round(x * 4.0f) / 4.0f;
+        break;
+      case 2:  // whole pieces masked, and a run across piece boundaries
+        for (size_t i = 4096; i < 3 * 4096 + 100; ++i) c.logits[i] = -INFINITY;
+        break;
+      case 3:  // most e underflow to 0
+        for (float& x : c.logits) x *= 60.0f;
+        break;
+      case 4:  // peaks too low: the first thresholds miss the nucleus
+        for (float& x : c.logits) x = x > 6.0f ? x - 5.0f : x;
+        break;
+      case 5:  // flat: the candidate sets overflow, the whole row is cut
+        for (float& x : c.logits) x = std::min(x, 3.0f);
+        break;
+      default:
+        break;
+    }
+    cases.push_back(c);
+  }
+  // Rows between peaked and flat, where the lower thresholds (one counting
+  // pass, then a compaction) hold the nucleus or none does: a wider normal,
+  // and 20 or 200 peaks of 5 to 9 on the standard background.
+  for (uint64_t seed : {22, 23, 26}) {
+    const size_t vocab = seed % 2 ? 128256 : 262144;
+    test::CaseMaker maker(seed);
+    test::RandomCase c{seed, {}, {}, {}, {}};
+    c.logits.resize(vocab);
+    const double sigma = seed <= 22 ? 2.5 : 1.5;
+    for (float& x : c.logits) x = static_cast<float>(sigma * maker.Normal());
+    const size_t peaks = seed <= 22 ? 0 : seed <= 24 ? 20 : 200;
+    for (size_t k = 0; k < peaks; ++k) {
+      c.logits[maker.Below(static_cast<uint32_t>(vocab))] +=
+          static_cast<float>(5.0 + 4.0 * maker.Uniform());
+    }
+    cases.push_back(c);
+  }
+  // e equal to the threshold exactly: 64 (or 4096) equal logits, one per
+  // piece (or spread over the row), every other id masked, so e = 1 and
+  // Z * 2^-6 (or Z * 2^-12) = 1; and the same with a faint background.
+  for (size_t equal : {64, 4096}) {
+    for (bool background : {false, true}) {
+      test::RandomCase c{equal + background, {}, {}, {}, {}};
+      c.logits.assign(262144, background ? -40.0f : -INFINITY);
+      for (size_t k = 0; k < equal; ++k) c.logits[k * (262144 / equal) + 17] = 3.0f;
+      cases.push_back(c);
+    }
+  }
+  // Only (1 - p) Z / 2V holds the nucleus in few enough ids: 10 peaks hold
+  // 95% of the mass, 7000 ids q just below 2^-17, the rest next to nothing;
+  // p = 0.97 (and p on the walk's 3rd running sum, in the peaks).
+  {
+    test::RandomCase c{77, {}, {}, {}, {}};
+    c.logits.assign(128256, -40.0f);
+    for (size_t k = 0; k < 7000; ++k) c.logits[17 + 18 * k] = -9.54f;
+    for (size_t k = 0; k < 10; ++k) c.logits[1000 + 12345 * k] = 0.0f;
+    cases.push_back(c);
+  }
+  const std::pair<double, double> extras[] = {
+      {1.0, 0.9}, {0.8, 0.999}, {1.7, 0.5}, {0.8, 0.0}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    test::RandomCase& c = cases[i];
+    // Two settings for every row, two more in turn.
+    std::vector<std::pair<double, double>> settings = {
+        {0.8, 0.9}, {1.0, -1.0}, extras[i % 4], extras[(i + 1) % 4]};
+    if (c.seed == 77) settings = {{1.0, 0.97}, {1.0, 0.96}, {1.0, -1.0}};
+    for (const auto& [temperature, top_p] : settings) {
+      {
+        c.params = {};
+        c.params.temperature = temperature;
+        c.params.top_p = top_p;
+        if (top_p < 0) {
+          // A running sum of the walk: p reached exactly at the 3rd id.
+          std::vector<double> t;
+          double m = -INFINITY, z = 0.0;
+          for (float x : c.logits) {
+            t.push_back(static_cast<double>(x) / temperature);
+            m = std::max(m, t.back());
+          }
+          std::vector<size_t> order;
+          for (size_t i = 0; i < t.size(); ++i) {
+            if (t[i] != -INFINITY) {
+              order.push_back(i);
+              z += std::exp(t[i] - m);
+            }
+          }
+          std::partial_sort(order.begin(), order.begin() + 3, order.end(),
+                            [&](size_t a, size_t b) {
+                              return t[a] != t[b] ? t[a] > t[b] : a < b;
+                            });
+          double s = 0.0;
+          for (size_t r = 0; r < 3; ++r) s += std::exp(t[order[r]] - m) / z;
+          c.params.top_p = s;
+        }
+        const Outcome want = RunCase(c, Engine::reference, ref_ws, Mode::traced);
+        bool first = true;  // two threads on the first target only
+        for (const TargetInfo& t : compiled_targets()) {
+          if (!t.supported) continue;
+          ASSERT_TRUE(testing::force_target(t.name));
+          for (int threads = 1; threads <= (first ? 2 : 1); ++threads) {
+            EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::traced, threads), want)
+                << t.name << " threads " << threads << " " << Describe(c);
+          }
+          first = false;
+        }
+        ASSERT_TRUE(testing::force_target(""));
       }
     }
   }

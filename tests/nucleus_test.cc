@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "hwy/highway.h"
-#include "simd/nucleus-inl.h"  // TBoundaryAtOrBelow, for the static target
+#include "scalar_ref/order.hpp"
 #include "simd/nucleus.hpp"
 #include "tests/walk_test_util.hpp"
 
@@ -181,14 +181,29 @@ std::vector<Probe> ProbeRows(Rng& rng, const std::vector<test::Row>& rows) {
   return probes;
 }
 
-TEST(NucleusCutTest, SmallRowsMatchTwin) {
-  Rng rng(5);
+// `count` rows of every kind (ties, masked runs, underflowed e, e not
+// following t, p out of reach), of lengths drawn by length(rng, k), on
+// every target.
+template <class Length>
+void CheckRowsOfLengths(uint64_t seed, int count, const Length& length) {
+  Rng rng(seed);
   std::vector<test::Row> rows;
-  for (int k = 0; k < 2000; ++k) {
-    const size_t n = k % 10 == 0 ? 1 + rng() % 16 : 1 + rng() % 5000;
-    rows.push_back(MakeCase(rng, n, k));
-  }
+  for (int k = 0; k < count; ++k) rows.push_back(MakeCase(rng, length(rng, k), k));
   CheckAllTargets(ProbeRows(rng, rows));
+}
+
+TEST(NucleusCutTest, SmallRowsMatchTwin) {
+  CheckRowsOfLengths(5, 2000, [](Rng& rng, int k) -> size_t {
+    return k % 10 == 0 ? 1 + rng() % 16 : 1 + rng() % 5000;
+  });
+}
+
+// Rows of up to 256 ids are sorted whole (the candidates of a peaked row):
+// the lengths around that limit.
+TEST(NucleusCutTest, SortedRowsMatchTwin) {
+  CheckRowsOfLengths(9, 3000, [](Rng& rng, int k) -> size_t {
+    return k % 4 == 0 ? 250 + rng() % 12 : 1 + rng() % 300;
+  });
 }
 
 TEST(NucleusCutTest, VocabularyRowsMatchTwin) {
@@ -215,18 +230,17 @@ TEST(NucleusCutTest, StandardRowsMatchTwin) {
 // The tier bound: distinct l that divide to one t must not straddle it. Rows
 // rarely put an l exactly on the bound, so the helper is checked directly.
 TEST(NucleusCutTest, TierBoundIsWhereTChanges) {
-  namespace target = simd::HWY_NAMESPACE;
   Rng rng(8);
   size_t moved = 0;
   for (double divisor : {1.0, 0.8, 0.7, 1.3, 3.0, 100.0}) {
-    const target::NucleusRow row{nullptr, divisor, nullptr, 0, 1.0};
+    const auto t = [divisor](double l) { return scalar_ref::Tempered(l, divisor); };
     for (int k = 0; k < 20000; ++k) {
       const double l =
           std::ldexp(Uniform(rng, -2, 2), static_cast<int>(rng() % 8));
-      const double b = target::TBoundaryAtOrBelow(row, l);
+      const double b = scalar_ref::TemperedBoundaryAtOrBelow(l, divisor);
       ASSERT_LE(b, l);
-      ASSERT_EQ(Bits(row.T(b)), Bits(row.T(l)));
-      ASSERT_LT(row.T(std::nextafter(b, -INFINITY)), row.T(b));
+      ASSERT_EQ(Bits(t(b)), Bits(t(l)));
+      ASSERT_LT(t(std::nextafter(b, -INFINITY)), t(b));
       moved += b != l;
     }
   }

@@ -1,6 +1,8 @@
 // PCG32 against every entry of the shared reference vectors.
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
 #include "exactsample/pcg32.hpp"
 #include "tests/test_util.hpp"
 
@@ -16,10 +18,17 @@ const nlohmann::json& Vectors() {
 
 uint64_t Seed(const std::string& key) { return std::stoull(key); }
 
+// A request generator is stream(seed, Purpose::sample); a raw seed does not
+// convert into a generator by mistake.
+static_assert(!std::is_constructible_v<Pcg32, uint64_t>);
+static_assert(!std::is_constructible_v<Pcg32, uint64_t, uint64_t>);
+static_assert(!std::is_default_constructible_v<Pcg32>);
+static_assert(!std::is_convertible_v<uint64_t, Pcg32>);
+
 TEST(Pcg32, NextU32OfDefaultSequence) {
   ASSERT_FALSE(Vectors()["next_u32"].empty());
   for (const auto& [seed, outputs] : Vectors()["next_u32"].items()) {
-    Pcg32 g(Seed(seed), Vectors()["default_seq"].get<uint64_t>());
+    Pcg32 g = Pcg32::Seeded(Seed(seed), Vectors()["default_seq"].get<uint64_t>());
     for (const auto& want : outputs) {
       EXPECT_EQ(g.next_u32(), want.get<uint32_t>()) << "seed " << seed;
     }
@@ -27,12 +36,12 @@ TEST(Pcg32, NextU32OfDefaultSequence) {
 }
 
 TEST(Pcg32, SpecExamples) {
-  Pcg32 g(42);
+  Pcg32 g = Pcg32::Seeded(42);
   for (uint32_t want : {0xa15c02b7u, 0x7b47f409u, 0xba1d3330u, 0x83d2f293u,
                         0xbfa4784bu, 0xcbed606eu}) {
     EXPECT_EQ(g.next_u32(), want);
   }
-  EXPECT_EQ(Bits(Pcg32(0).uniform_f64()), Bits(0.2803122753265841));
+  EXPECT_EQ(Bits(Pcg32::Seeded(0).uniform_f64()), Bits(0.2803122753265841));
   EXPECT_EQ(child_seed(0, 4), 0xF88BB8A8724C81ECULL);
   EXPECT_EQ(Bits(stream(0, Purpose::sample).uniform_f64()),
             Bits(0.8020949661137535));
@@ -41,7 +50,7 @@ TEST(Pcg32, SpecExamples) {
 TEST(Pcg32, UniformF64) {
   ASSERT_FALSE(Vectors()["uniform_f64"].empty());
   for (const auto& [seed, outputs] : Vectors()["uniform_f64"].items()) {
-    Pcg32 g(Seed(seed));
+    Pcg32 g = Pcg32::Seeded(Seed(seed));
     for (const auto& want : outputs) {
       EXPECT_EQ(Bits(g.uniform_f64()), Bits(want.get<double>())) << seed;
     }

@@ -16,6 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exactsample/export.h"
+/* EXACTSAMPLE_VERSION_MAJOR, _MINOR, _PATCH, _STRING: the version this
+ * header belongs to; exactsample_version() is the loaded library's. */
+#include "exactsample/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,6 +43,17 @@ typedef enum exactsample_engine {
   EXACTSAMPLE_ENGINE_FAST = 1,
   EXACTSAMPLE_ENGINE_MAX_ENUM = 0x7fffffff
 } exactsample_engine;
+
+/* The purposes of stream(seed, purpose) in spec/pcg32.md; the sampler's
+ * request generator is stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE). */
+typedef enum exactsample_purpose {
+  EXACTSAMPLE_PURPOSE_INIT = 1,
+  EXACTSAMPLE_PURPOSE_DROPOUT = 2,
+  EXACTSAMPLE_PURPOSE_SHUFFLE = 3,
+  EXACTSAMPLE_PURPOSE_SAMPLE = 4,
+  EXACTSAMPLE_PURPOSE_MUTATION = 5,
+  EXACTSAMPLE_PURPOSE_MAX_ENUM = 0x7fffffff
+} exactsample_purpose;
 
 /* Set struct_size = sizeof(exactsample_params) (exactsample_params_init
  * does, with the spec's defaults); later versions only append fields. */
@@ -79,35 +95,49 @@ typedef struct exactsample_token {
   double logprob;
 } exactsample_token;
 
-const char* exactsample_version(void);
-const char* exactsample_status_name(exactsample_status status);
+/* The loaded library's version, "MAJOR.MINOR.PATCH"; a program built
+ * against this header can compare it with EXACTSAMPLE_VERSION_STRING. */
+EXACTSAMPLE_API const char* exactsample_version(void);
+EXACTSAMPLE_API const char* exactsample_status_name(exactsample_status status);
 
-void exactsample_params_init(exactsample_params* params);
+EXACTSAMPLE_API void exactsample_params_init(exactsample_params* params);
 
-/* stream(seed, purpose) of spec/pcg32.md; purpose 4 is the sampler's. */
-exactsample_status exactsample_rng_stream(uint64_t seed, uint64_t purpose,
-                                          exactsample_rng* out);
+/* stream(seed, purpose) of spec/pcg32.md: the sampler's request generator
+ * is stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE). */
+EXACTSAMPLE_API exactsample_status exactsample_rng_stream(uint64_t seed,
+                                                          uint64_t purpose,
+                                                          exactsample_rng* out);
 /* Jumps ahead by n next_u32 outputs in O(log n). */
-exactsample_status exactsample_rng_advance(exactsample_rng* rng, uint64_t n);
-exactsample_status exactsample_rng_next_u32(exactsample_rng* rng, uint32_t* out);
+EXACTSAMPLE_API exactsample_status exactsample_rng_advance(exactsample_rng* rng,
+                                                           uint64_t n);
+EXACTSAMPLE_API exactsample_status exactsample_rng_next_u32(exactsample_rng* rng,
+                                                            uint32_t* out);
 
-exactsample_status exactsample_sampler_create(exactsample_engine engine,
-                                              exactsample_sampler** out);
-void exactsample_sampler_destroy(exactsample_sampler* sampler);
+EXACTSAMPLE_API exactsample_status exactsample_sampler_create(
+    exactsample_engine engine, exactsample_sampler** out);
+EXACTSAMPLE_API void exactsample_sampler_destroy(exactsample_sampler* sampler);
+/* Threads that split one row's work in exactsample_sample (the fast
+ * engine's SampleOptions::threads; 1 after create): 1 to 64. Results are
+ * the same bits for every count. Inside a batch each row runs on one
+ * thread. Any other value returns EXACTSAMPLE_INVALID_ARGUMENT, names the
+ * value in the last error and keeps the previous count. */
+EXACTSAMPLE_API exactsample_status exactsample_sampler_set_threads(
+    exactsample_sampler* sampler, int threads);
 /* The message of the sampler's last error ("" after success); valid until
  * the next call on this sampler. */
-const char* exactsample_sampler_last_error(const exactsample_sampler* sampler);
+EXACTSAMPLE_API const char* exactsample_sampler_last_error(
+    const exactsample_sampler* sampler);
 
-/* One token from `vocab` f32 logits. On error *id and *logprob are not
- * written and rng is unchanged. */
-exactsample_status exactsample_sample(exactsample_sampler* sampler,
-                                      const float* logits, size_t vocab,
-                                      const int32_t* prompt, size_t prompt_len,
-                                      const int32_t* generated,
-                                      size_t generated_len,
-                                      const exactsample_params* params,
-                                      exactsample_rng* rng, int32_t* id,
-                                      double* logprob);
+/* One token from `vocab` f32 logits. logprob may be NULL: the logprob is
+ * then not computed, which skips the softmax over all ids where no other
+ * step needs it (top-k, greedy); the id and the generator position are the
+ * same either way. On error *id and *logprob are not written and rng is
+ * unchanged. */
+EXACTSAMPLE_API exactsample_status exactsample_sample(
+    exactsample_sampler* sampler, const float* logits, size_t vocab,
+    const int32_t* prompt, size_t prompt_len, const int32_t* generated,
+    size_t generated_len, const exactsample_params* params,
+    exactsample_rng* rng, int32_t* id, double* logprob);
 
 /* One token per row of a rows x vocab matrix whose row i starts at
  * logits + i * row_stride (row_stride >= vocab floats). results[i] gets the
@@ -115,24 +145,31 @@ exactsample_status exactsample_sample(exactsample_sampler* sampler,
  * exactsample_sampler_row_error gives its message. threads <= 0: OpenMP's
  * default. Returns EXACTSAMPLE_OK when every row was sampled, else the
  * first failing row's status (or INVALID_ARGUMENT for bad arguments). */
-exactsample_status exactsample_sample_batch(exactsample_sampler* sampler,
-                                            const float* logits, size_t rows,
-                                            size_t vocab, size_t row_stride,
-                                            const exactsample_row* row_requests,
-                                            exactsample_token* results,
-                                            int threads);
-const char* exactsample_sampler_row_error(const exactsample_sampler* sampler,
-                                          size_t row);
+EXACTSAMPLE_API exactsample_status exactsample_sample_batch(
+    exactsample_sampler* sampler, const float* logits, size_t rows,
+    size_t vocab, size_t row_stride, const exactsample_row* row_requests,
+    exactsample_token* results, int threads);
+/* The same batch with its outputs in arrays of `rows` entries: statuses[i],
+ * ids[i] (-1 for a failed row) and logprobs[i] (0 for a failed row).
+ * logprobs may be NULL: no logprob is computed (as with a NULL logprob in
+ * exactsample_sample); ids and generators are the same either way. */
+EXACTSAMPLE_API exactsample_status exactsample_sample_batch_arrays(
+    exactsample_sampler* sampler, const float* logits, size_t rows,
+    size_t vocab, size_t row_stride, const exactsample_row* row_requests,
+    exactsample_status* statuses, int32_t* ids, double* logprobs, int threads);
+EXACTSAMPLE_API const char* exactsample_sampler_row_error(
+    const exactsample_sampler* sampler, size_t row);
 
 /* SIMD targets: count, names (best first), whether supported. */
-size_t exactsample_target_count(void);
-const char* exactsample_target_name(size_t index);
-int exactsample_target_supported(size_t index);
+EXACTSAMPLE_API size_t exactsample_target_count(void);
+EXACTSAMPLE_API const char* exactsample_target_name(size_t index);
+EXACTSAMPLE_API int exactsample_target_supported(size_t index);
 
 /* Testing: runs the fast engine on the named target from now on,
  * process-wide, for audits, tests and benchmarks ("" or NULL restores the
  * best supported target). */
-exactsample_status exactsample_testing_force_target(const char* name);
+EXACTSAMPLE_API exactsample_status exactsample_testing_force_target(
+    const char* name);
 
 /* Threads. A batch (and a row split across threads) uses helper threads
  * from the library's pool by default: created on first use, as many as the
@@ -151,12 +188,12 @@ typedef struct exactsample_executor {
 /* The executor this sampler's calls use from now on (the struct is
  * copied; `user` must stay valid while calls run). NULL restores the
  * library pool. INVALID_ARGUMENT when submit is NULL. */
-exactsample_status exactsample_sampler_set_executor(exactsample_sampler* sampler,
-                                                    const exactsample_executor* executor);
+EXACTSAMPLE_API exactsample_status exactsample_sampler_set_executor(
+    exactsample_sampler* sampler, const exactsample_executor* executor);
 
 /* Joins the library pool's threads now (a later call starts them again);
  * call it while no sampling call runs. */
-void exactsample_shutdown_pool(void);
+EXACTSAMPLE_API void exactsample_shutdown_pool(void);
 
 #ifdef __cplusplus
 }

@@ -12,4 +12,12 @@ namespace exactsample::twins {
 size_t CompactAtLeast(const double* e, size_t n, double threshold,
                       uint32_t* ids, size_t capacity);
 
+// For each of k <= kMaxLevels thresholds: counts[j], the number of ids of
+// e[0..n) with e[i] >= thresholds[j], and masses[j], the sum of those e[i]
+// (here in ascending id order; the kernel adds them in any order, so its
+// masses are a guide, off by rounding only).
+inline constexpr size_t kMaxLevels = 4;
+void CountAtLeast(const double* e, size_t n, const double* thresholds, size_t k,
+                  size_t* counts, double* masses);
+
 }  // namespace exactsample::twins

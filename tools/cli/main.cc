@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <map>
 
+#include "exactsample/version.h"
+
 #include "tools/cli/audit.hpp"
 #include "tools/cli/bench.hpp"
 #include "tools/cli/commands.hpp"
@@ -12,6 +14,8 @@ int main(int argc, char** argv) {
   namespace cli = exactsample::cli;
   CLI::App app{"exactsample: next-token sampling, bit-exact with the spec"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "exactsample " EXACTSAMPLE_VERSION_STRING,
+                       "Print the version and exit");
 
   const std::map<std::string, Engine> engines{{"reference", Engine::reference},
                                               {"fast", Engine::fast}};

@@ -11,6 +11,10 @@
 
 namespace exactsample {
 
+namespace detail {
+struct BatchWorkspaceImpl;
+}  // namespace detail
+
 struct BatchRow {
   Request request;
   Pcg32* rng;  // this row's generator; advanced exactly as sample() would
@@ -20,7 +24,7 @@ struct BatchRow {
 // the rows they claim, their workspaces, their results), reused across
 // calls. A helper that finishes after its call returned writes only here;
 // the destructor waits for such helpers.
-class BatchWorkspace {
+class EXACTSAMPLE_API BatchWorkspace {
  public:
   BatchWorkspace();
   ~BatchWorkspace();
@@ -30,11 +34,10 @@ class BatchWorkspace {
   // The workspace of the calling thread (thread 0); helpers have their own.
   Workspace& ForThread(size_t thread);
 
-  struct Impl;
-  Impl& impl() { return *impl_; }
 
  private:
-  std::unique_ptr<Impl> impl_;
+  friend struct detail::WorkspaceAccess;
+  std::unique_ptr<detail::BatchWorkspaceImpl> impl_;
 };
 
 // results[i] is what sample(rows[i].request, *rows[i].rng, ...) returns: it
@@ -47,8 +50,10 @@ class BatchWorkspace {
 // finished when the caller runs out of rows are sampled by the caller. The
 // helpers read a row only while copying it, and the call returns only after
 // such copies end. results is resized; its memory is reused across calls.
-void sample_batch(std::span<const BatchRow> rows,
-                  std::vector<Result<Token>>& results, BatchWorkspace& workspace,
-                  const SampleOptions& options = {}, int threads = 0);
+EXACTSAMPLE_API void sample_batch(std::span<const BatchRow> rows,
+                                  std::vector<Result<Token>>& results,
+                                  BatchWorkspace& workspace,
+                                  const SampleOptions& options = {},
+                                  int threads = 0);
 
 }  // namespace exactsample

@@ -18,9 +18,18 @@
 #include <variant>
 #include <vector>
 
+#include "exactsample/export.h"
 #include "exactsample/pcg32.hpp"
+// EXACTSAMPLE_VERSION_MAJOR, _MINOR, _PATCH, _STRING (the C header's too).
+#include "exactsample/version.h"
 
 namespace exactsample {
+
+namespace detail {
+// The scratch memory behind Workspace, defined inside the library only.
+struct WorkspaceImpl;
+struct WorkspaceAccess;
+}  // namespace detail
 
 // Field names and defaults of the spec; the defaults turn each step off.
 struct SamplingParams {
@@ -112,26 +121,26 @@ class Result {
 
 // Scratch memory reused across calls so that steady sampling does not
 // allocate. One workspace per thread; it grows to the largest V seen.
-class Workspace {
+class EXACTSAMPLE_API Workspace {
  public:
   Workspace();
   ~Workspace();
   Workspace(Workspace&&) noexcept;
   Workspace& operator=(Workspace&&) noexcept;
-  struct Impl;
-  Impl& impl() { return *impl_; }
 
  private:
-  std::unique_ptr<Impl> impl_;
+  friend struct detail::WorkspaceAccess;
+  std::unique_ptr<detail::WorkspaceImpl> impl_;
 };
 
 // Checks every input the spec constrains; the error names the field and the
 // value. sample() calls it first.
-Result<std::monostate> validate(const Request& request);
+EXACTSAMPLE_API Result<std::monostate> validate(const Request& request);
 
 // Steps 1 to 11 for one token. Takes exactly one uniform_f64 from rng when
 // the token is sampled, none when greedy (temperature 0) or on error.
-Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
-                     const SampleOptions& options = {});
+EXACTSAMPLE_API Result<Token> sample(const Request& request, Pcg32& rng,
+                                     Workspace& workspace,
+                                     const SampleOptions& options = {});
 
 }  // namespace exactsample

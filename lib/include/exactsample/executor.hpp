@@ -11,12 +11,14 @@
 
 #include <cstddef>
 
+#include "exactsample/export.h"
+
 namespace exactsample {
 
 class Workspace;
 class BatchWorkspace;
 
-class Executor {
+class EXACTSAMPLE_API Executor {
  public:
   virtual ~Executor() = default;
   // Runs task(arg) n times, each on some thread, at any time or never. It
@@ -31,15 +33,15 @@ class Executor {
 // largest team asked for (at most 63), that spin up to 100 microseconds
 // after their work and then sleep on a condition variable, joined at
 // process exit.
-Executor& library_pool();
+EXACTSAMPLE_API Executor& library_pool();
 
 // Joins the pool's threads now (a later call creates them again). Call it
 // while no sampling call is running.
-void shutdown_library_pool();
+EXACTSAMPLE_API void shutdown_library_pool();
 
 // The executor calls on this workspace use for their helpers; null (the
 // default) is the library pool. It must stay alive while calls run.
-void set_executor(Workspace& workspace, Executor* executor);
-void set_executor(BatchWorkspace& workspace, Executor* executor);
+EXACTSAMPLE_API void set_executor(Workspace& workspace, Executor* executor);
+EXACTSAMPLE_API void set_executor(BatchWorkspace& workspace, Executor* executor);
 
 }  // namespace exactsample

@@ -4,9 +4,12 @@
 
 #include <cstdint>
 
+#include "exactsample/export.h"
+
 namespace exactsample {
 
-// Purpose ids of stream(seed, purpose); `sample` is the request generator.
+// Purpose ids of stream(seed, purpose); `sample` is the request generator:
+// stream(seed, Purpose::sample).
 enum class Purpose : uint64_t {
   init = 1,
   dropout = 2,
@@ -15,14 +18,18 @@ enum class Purpose : uint64_t {
   mutation = 5,
 };
 
-class Pcg32 {
+// A generator comes from stream(seed, purpose) (a request's generator is
+// stream(seed, Purpose::sample)), from FromState (handed over by another
+// worker) or, for the spec's raw pcg32 test vectors, from Seeded.
+class EXACTSAMPLE_API Pcg32 {
  public:
   static constexpr uint64_t kMultiplier = 6364136223846793005ULL;
   static constexpr uint64_t kDefaultSeq = 54;
 
-  // pcg32(initstate, seq): the reference seeding (two steps that are not
-  // counted as draws).
-  explicit Pcg32(uint64_t initstate, uint64_t seq = kDefaultSeq);
+  // pcg32(initstate, seq): the spec's raw seeding (two steps that are not
+  // counted as draws). Not a request generator: stream() derives the
+  // initstate and seq of those.
+  static Pcg32 Seeded(uint64_t initstate, uint64_t seq = kDefaultSeq);
 
   // Rebuilds a generator from plain fields, e.g. handed over by another
   // worker. `inc` must be odd.
@@ -44,17 +51,18 @@ class Pcg32 {
 
  private:
   Pcg32() = default;
+  explicit Pcg32(uint64_t initstate, uint64_t seq);
   uint64_t state_ = 0;
   uint64_t inc_ = 1;
   uint64_t draws_u32_ = 0;
 };
 
 // SplitMix64's finaliser.
-uint64_t mix64(uint64_t z);
+EXACTSAMPLE_API uint64_t mix64(uint64_t z);
 // The p-th SplitMix64 output from seed.
-uint64_t child_seed(uint64_t seed, uint64_t purpose);
+EXACTSAMPLE_API uint64_t child_seed(uint64_t seed, uint64_t purpose);
 // pcg32(child_seed(seed, purpose), purpose).
-Pcg32 stream(uint64_t seed, uint64_t purpose);
+EXACTSAMPLE_API Pcg32 stream(uint64_t seed, uint64_t purpose);
 inline Pcg32 stream(uint64_t seed, Purpose purpose) {
   return stream(seed, static_cast<uint64_t>(purpose));
 }

@@ -23,12 +23,12 @@ struct TargetInfo {
 
 // Best first. Support is read from the CPU on the first call (before any
 // testing::force_target, which makes that call itself).
-std::vector<TargetInfo> compiled_targets();
+EXACTSAMPLE_API std::vector<TargetInfo> compiled_targets();
 
 // Which of glibc's exp variants this process's std::exp is, and why the
 // fast engine believes it: "fused: ...", "unfused: ...", or "libm: ..." when
 // neither replica matched, the floating-point environment is not the
 // default, or EXACTSAMPLE_FORCE_LIBM_EXP is set.
-std::string exp_choice();
+EXACTSAMPLE_API std::string exp_choice();
 
 }  // namespace exactsample

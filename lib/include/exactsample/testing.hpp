@@ -14,6 +14,6 @@ namespace exactsample::testing {
 // Makes the fast engine run on the named target (a name from
 // compiled_targets()) from now on; "" restores the best supported target.
 // Errors name the target: unknown, or not supported by this CPU.
-Result<std::monostate> force_target(std::string_view name);
+EXACTSAMPLE_API Result<std::monostate> force_target(std::string_view name);
 
 }  // namespace exactsample::testing
