@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config python3
-  libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
+  libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
   clang libclang-rt-14-dev python3-matplotlib
 )

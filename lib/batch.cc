@@ -192,9 +192,9 @@ void sample_batch(std::span<const BatchRow> rows,
                                         : sample(rows[i].request, *rows[i].rng, ws, o);
   };
   const size_t team = std::min<size_t>(
-      threads > 0 ? static_cast<size_t>(threads)
-                  : std::max<size_t>(1, std::thread::hardware_concurrency()),
-      count);
+      {threads > 0 ? static_cast<size_t>(threads)
+                   : std::max<size_t>(1, std::thread::hardware_concurrency()),
+       static_cast<size_t>(kMaxRowThreads), count});
   if (team <= 1 || options.trace != nullptr) {
     for (size_t i = 0; i < count; ++i) in_place(i, options);
     return;

@@ -55,6 +55,12 @@ void HelperTask(void* token);
 // the library pool.
 Executor& Choose(Executor* chosen, Executor* fallback = nullptr);
 
+// When `chosen` is null (the library pool): wakes the pool's sleeping
+// workers into their spin, so that tasks a call submits a little later (its
+// first pass split across threads) start at once; waking takes longer than
+// the serial work before that pass. A host's executor is left alone.
+void WakeHelpers(Executor* chosen);
+
 // The number of threads the library pool runs now.
 size_t PoolThreads();
 

@@ -24,6 +24,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const Plan plan = Plan::Of(request, options);
   TraceRecorder trace(options.trace);
   ws.Reserve(request.logits.size());
+  if (RowTeam(request.logits.size(), plan.threads) > 1) threads::WakeHelpers(ws.executor.get());
 
   const Result<Logits> logits = PenalizedLogits(request, plan, ws);
   if (!logits) return logits.error();

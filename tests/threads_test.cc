@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -598,6 +599,20 @@ TEST(Threads, PoolGrowsToTheLargestTeamAndShutsDown) {
   EXPECT_EQ(threads::PoolThreads(), 0u);
   ASSERT_EQ(RunRow(c, ws, 2, 0), want);
   EXPECT_EQ(threads::PoolThreads(), 1u);
+}
+
+TEST(Threads, BatchThreadsBeyondTheCapUseSixtyFour) {
+  BatchCase b;
+  test::CaseMaker maker(7);
+  for (size_t i = 0; i < 80; ++i) b.rows.push_back(maker.Make(700 + i, 5000));
+  const auto want = RowByRow(b);
+  BatchWorkspace ws;
+  shutdown_library_pool();
+  for (int threads : {65, 100000, std::numeric_limits<int>::max()}) {
+    ASSERT_EQ(RunBatch(b, ws, threads), want) << threads;
+    EXPECT_LE(threads::PoolThreads(), static_cast<size_t>(kMaxRowThreads - 1)) << threads;
+  }
+  shutdown_library_pool();
 }
 
 }  // namespace

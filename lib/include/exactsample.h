@@ -4,7 +4,7 @@
  * Threading: an exactsample_sampler holds scratch memory and the last error
  * message; use one per thread (or guard it). Different samplers may be used
  * from different threads at once. exactsample_sample_batch spreads rows over
- * OpenMP threads itself. exactsample_testing_force_target (for audits,
+ * helper threads itself (the library pool, or the sampler's executor). exactsample_testing_force_target (for audits,
  * tests and benchmarks) is process-wide: call it before sampling starts,
  * not while other threads sample. Generators
  * (exactsample_rng) are plain values owned by the caller; a row's generator
@@ -142,8 +142,8 @@ EXACTSAMPLE_API exactsample_status exactsample_sample(
 /* One token per row of a rows x vocab matrix whose row i starts at
  * logits + i * row_stride (row_stride >= vocab floats). results[i] gets the
  * row's status, id and logprob; a bad row does not stop the others, and
- * exactsample_sampler_row_error gives its message. threads <= 0: OpenMP's
- * default. Returns EXACTSAMPLE_OK when every row was sampled, else the
+ * exactsample_sampler_row_error gives its message. threads <= 0: the
+ * hardware's thread count. Returns EXACTSAMPLE_OK when every row was sampled, else the
  * first failing row's status (or INVALID_ARGUMENT for bad arguments). */
 EXACTSAMPLE_API exactsample_status exactsample_sample_batch(
     exactsample_sampler* sampler, const float* logits, size_t rows,

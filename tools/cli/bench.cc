@@ -105,7 +105,7 @@ void Measure(std::vector<Cell>& cells) {
   int rounds = 0;
   for (Cell& c : cells) {
     rounds = std::max(rounds, c.row.iters);
-    c.call();  // untimed: workspaces grown, OpenMP threads started
+    c.call();  // untimed: workspaces grown, helper threads started
   }
   for (int r = 0; r < rounds; ++r) {
     for (size_t j = 0; j < cells.size(); ++j) {

@@ -42,7 +42,7 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                     "`targets`; default: the best supported)");
   bench
       ->add_option("--threads", o.threads,
-                   "OpenMP threads splitting one row in the fast engine (default "
+                   "threads splitting one row in the fast engine (default "
                    "1); a comma-separated list times each count, interleaved")
       ->delimiter(',')
       ->check(CLI::Range(1, 1024));

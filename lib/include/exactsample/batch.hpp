@@ -43,9 +43,9 @@ class EXACTSAMPLE_API BatchWorkspace {
 // results[i] is what sample(rows[i].request, *rows[i].rng, ...) returns: it
 // does not depend on the thread count, on the executor, on the other rows or
 // on their order. A row with bad input gets its error; the others are still
-// sampled. `threads` (<= 0: the hardware's thread count) split the rows
-// (options.threads then splits only the last rows, which the calling thread
-// samples while helpers that ran out of rows join them). The calling thread
+// sampled. `threads` (<= 0: the hardware's thread count; more than 64 use
+// 64) split the rows (options.threads then splits only the last rows, which
+// the calling thread samples while helpers that ran out of rows join them). The calling thread
 // never waits for a helper that is not running: rows a helper has not
 // finished when the caller runs out of rows are sampled by the caller. The
 // helpers read a row only while copying it, and the call returns only after

@@ -77,7 +77,8 @@ struct SampleOptions {
   // fast engine skips the softmax over all V ids where no other step needs
   // it (top-k, greedy). The id and the generator are the same either way.
   bool logprob = true;
-  // OpenMP threads splitting one row's work; results are identical for any count.
+  // Threads splitting one row's work (the caller and helpers from the library
+  // pool or the workspace's executor); results are identical for any count.
   int threads = 1;
 };
 

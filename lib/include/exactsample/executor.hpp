@@ -30,8 +30,8 @@ class EXACTSAMPLE_API Executor {
 };
 
 // The library's pool: worker threads created on first use, as many as the
-// largest team asked for (at most 63), that spin up to 100 microseconds
-// after their work and then sleep on a condition variable, joined at
+// largest team asked for (at most 63), that spin (yielding) up to a
+// millisecond after their work and then sleep on a condition variable, joined at
 // process exit.
 EXACTSAMPLE_API Executor& library_pool();
 
