@@ -179,8 +179,11 @@ def test_batch_argument_errors():
         xs.sample_batch(block, None, [xs.stream(1)])
     assert e.value.field == "rngs"
     with pytest.raises(xs.SampleError) as e:
-        xs.sample_batch(block, None, [xs.stream(1), xs.stream(2)], prompts=[[0], [V]])
+        xs.sample_batch(block, None, [xs.stream(1), xs.stream(2)], prompts=[[0], [2**40]])
     assert e.value.field == "prompts[1]"
+    # An id the library rejects is that row's error.
+    out = xs.sample_batch(block, None, [xs.stream(1), xs.stream(2)], prompts=[[0], [V]])
+    assert out[1].field == "prompt" and isinstance(out[0], xs.Token)
 
 
 def test_sampling_params():

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import exactsample as xs
 from conftest import ROOT
 
 
@@ -20,7 +21,9 @@ def python_section_examples():
 
 @pytest.mark.parametrize("code", python_section_examples(), ids=["example", "audit"])
 def test_readme_example_runs(code):
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True)
+    # The package this test imported, wherever the working directory is.
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(xs.__file__)))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()
