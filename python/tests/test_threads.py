@@ -1,7 +1,10 @@
 """Concurrency: Python threads with their own generators, and sample_batch
 over OpenMP threads, give the results of a serial run."""
 
+import bisect
+import sys
 import threading
+import time
 
 import numpy as np
 
@@ -87,3 +90,37 @@ def test_batch_from_python_threads():
     for t in threads:
         t.join()
     assert results == [want] * 4
+
+
+def test_gil_is_released_while_sampling():
+    # With a switch interval far longer than the test, a thread keeps the GIL
+    # until it releases it itself: the main thread (which hands the GIL back
+    # at every time.sleep(0)) can run inside the worker's calls only if
+    # sample() releases it.
+    logits = rows(1)[0]
+    params = xs.SamplingParams(temperature=0.8, top_p=0.9)
+    calls, moments = [], []
+    done = threading.Event()
+
+    def worker():
+        rng = xs.stream(1)
+        for _ in range(20):
+            start = time.perf_counter()
+            xs.sample(logits, params, rng, engine="reference")
+            calls.append((start, time.perf_counter()))
+        done.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        t = threading.Thread(target=worker)
+        t.start()
+        while not done.is_set():
+            moments.append(time.perf_counter())
+            time.sleep(0)
+        t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    inside = [bisect.bisect_right(moments, start) < bisect.bisect_left(moments, end)
+              for start, end in calls]
+    assert any(inside)
