@@ -116,16 +116,20 @@ void SleepHook(size_t unit) {
 std::atomic<bool> g_release{false};
 std::atomic<int> g_blocked{0};
 
-// Starts each task on a thread of its own and returns once a helper is
-// blocked in the hook (so the helper has claimed work before the caller
-// could do it all).
-class BlockedStartExecutor final : public Executor {
+// Starts each task on a thread of its own and returns once `counter` has
+// moved (at most a second later; at once after a release when
+// `until_release`): a helper has then claimed work before the caller could
+// do it all.
+class StartedExecutor final : public Executor {
  public:
-  ~BlockedStartExecutor() override { Join(); }
+  explicit StartedExecutor(std::atomic<int>& counter, bool until_release = false)
+      : counter_(counter), until_release_(until_release) {}
+  ~StartedExecutor() override { Join(); }
   void Submit(size_t n, void (*task)(void*), void* arg) override {
-    const int before = g_blocked.load();
+    const int before = counter_.load();
     for (size_t k = 0; k < n; ++k) threads_.emplace_back([task, arg] { task(arg); });
-    for (int i = 0; i < 1000 && g_release.load() == false && g_blocked.load() == before; ++i) {
+    for (int i = 0; i < 1000 && counter_.load() == before; ++i) {
+      if (until_release_ && g_release.load()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
@@ -135,33 +139,15 @@ class BlockedStartExecutor final : public Executor {
   }
 
  private:
+  std::atomic<int>& counter_;
+  bool until_release_;
   std::vector<std::thread> threads_;
 };
+
 void BlockHook(size_t) {
   g_blocked.fetch_add(1);
   while (!g_release.load()) std::this_thread::sleep_for(100us);
 }
-
-// Starts each task on a thread of its own and returns once a helper has
-// called the hook: it has claimed a piece before the caller could do them all.
-class ClaimedStartExecutor final : public Executor {
- public:
-  ~ClaimedStartExecutor() override { Join(); }
-  void Submit(size_t n, void (*task)(void*), void* arg) override {
-    const int before = g_hook_calls.load();
-    for (size_t k = 0; k < n; ++k) threads_.emplace_back([task, arg] { task(arg); });
-    for (int i = 0; i < 1000 && g_hook_calls.load() == before; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  void Join() {
-    for (std::thread& t : threads_) t.join();
-    threads_.clear();
-  }
-
- private:
-  std::vector<std::thread> threads_;
-};
 
 struct HookScope {
   explicit HookScope(threads::HelperHook hook) { threads::SetHelperHook(hook); }
@@ -273,7 +259,7 @@ TEST(Threads, PiecesTakenOverAreReadThroughThePatch) {
       ExpSumPass({l.data()}, l.size(), 1.0, m, want_e.data(), v, {}, want_sums);
   ASSERT_EQ(want.patch, nullptr);
   bool patched = false;
-  ClaimedStartExecutor host;
+  StartedExecutor host(g_hook_calls);  // a helper called the hook
   for (int attempt = 0; attempt < 20 && !patched; ++attempt) {
     auto job = std::make_unique<RowJob>();
     const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
@@ -312,7 +298,7 @@ TEST(Threads, AHelperFinishingLateGivesItsPieceBack) {
   double m = -INFINITY;
   for (double y : l) m = std::max(m, y);
   simd::ExpSum(l.data(), l.size(), 1.0, m, want_e.data(), v);
-  ClaimedStartExecutor host;
+  StartedExecutor host(g_hook_calls);  // a helper called the hook
   for (int attempt = 0; attempt < 20; ++attempt) {
     RowJob job;
     const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
@@ -376,7 +362,7 @@ TEST(Threads, AHelperStillInsideAfterReturnTouchesNothingOfTheCaller) {
     g_release = false;
     g_blocked = 0;
     HookScope hook(BlockHook);
-    BlockedStartExecutor host;
+    StartedExecutor host(g_blocked, true);  // a helper blocked in the hook
     auto ws = std::make_unique<Workspace>();
     set_executor(*ws, &host);
     auto logits = std::make_unique<std::vector<float>>(c.logits);
