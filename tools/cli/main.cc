@@ -1,7 +1,8 @@
 // exactsample: replay case files, audit parity, run the demo, time the
 // sampler, list the SIMD targets.
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 
 #include "exactsample/version.h"
@@ -51,15 +52,17 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   choice.engine = engine == "reference" ? Engine::reference : Engine::fast;
-  try {
-    if (*replay) return cli::Replay(file, choice);
-    if (*audit) return cli::Audit(audit_options);
-    if (*bench) return cli::Bench(bench_options);
-    if (*demo) return cli::Demo();
-    if (*targets) return cli::Targets(supported_only);
-  } catch (const std::bad_alloc&) {
-    std::cerr << "exactsample: out of memory\n";
-    return 2;
-  }
+  // Out of memory anywhere: say so and exit 2 at once, without unwinding
+  // (nlohmann's destructors allocate, so unwinding could fail again). Lines
+  // already printed were flushed.
+  std::set_new_handler([] {
+    std::fputs("exactsample: out of memory\n", stderr);
+    std::_Exit(2);
+  });
+  if (*replay) return cli::Replay(file, choice);
+  if (*audit) return cli::Audit(audit_options);
+  if (*bench) return cli::Bench(bench_options);
+  if (*demo) return cli::Demo();
+  if (*targets) return cli::Targets(supported_only);
   return 2;
 }
