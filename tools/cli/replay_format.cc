@@ -112,15 +112,19 @@ Result<ReplayCase> ParseCase(const json& j) {
   return c;
 }
 
+Result<json> ParseCaseFile(std::string_view text, const std::string& where) {
+  auto doc = ParseJson(text, where);
+  if (!doc) return doc.error();
+  if (!doc->is_object() || !doc->contains("cases") || !(*doc)["cases"].is_array()) {
+    return Bad(where, "has no \"cases\" array");
+  }
+  return std::move((*doc)["cases"]);
+}
+
 Result<json> ReadCaseFile(const std::string& path) {
   const auto text = ReadInputFile(path);
   if (!text) return text.error();
-  auto doc = ParseJson(*text, path);
-  if (!doc) return doc.error();
-  if (!doc->is_object() || !doc->contains("cases") || !(*doc)["cases"].is_array()) {
-    return Bad(path, "has no \"cases\" array");
-  }
-  return std::move((*doc)["cases"]);
+  return ParseCaseFile(*text, path);
 }
 
 std::string CaseName(const json& j, size_t index) {

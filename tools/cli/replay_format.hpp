@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
@@ -40,6 +41,8 @@ Result<std::monostate> ParseSeedAndSteps(const nlohmann::json& j, uint64_t& seed
 // The "cases" array of a replay file ("-": standard input), or an error
 // that names the file.
 Result<nlohmann::json> ReadCaseFile(const std::string& path);
+// The same from the file's text; errors start with `where`.
+Result<nlohmann::json> ParseCaseFile(std::string_view text, const std::string& where);
 
 // The case's name as its output line gives it: its "name", else "case i".
 std::string CaseName(const nlohmann::json& json, size_t index);
