@@ -9,7 +9,7 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   const SamplingParams& p = request.params;
   Plan plan{};
   plan.threads = options.threads;
-  plan.exp = simd::ProcessExp().variant;
+  plan.exp = simd::CallerExp();  // this thread's floating-point mode
   plan.top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < request.logits.size();
   plan.logprob = options.logprob || options.trace != nullptr;
   plan.shared_softmax = p.temperature == 1.0 && !plan.top_k;

@@ -113,8 +113,10 @@ EXACTSAMPLE_API exactsample_status exactsample_rng_advance(exactsample_rng* rng,
 EXACTSAMPLE_API exactsample_status exactsample_rng_next_u32(exactsample_rng* rng,
                                                             uint32_t* out);
 
+/* engine: an exactsample_engine value, taken as an int so that any other
+ * value is an error (EXACTSAMPLE_INVALID_ARGUMENT) and not undefined. */
 EXACTSAMPLE_API exactsample_status exactsample_sampler_create(
-    exactsample_engine engine, exactsample_sampler** out);
+    int engine, exactsample_sampler** out);
 EXACTSAMPLE_API void exactsample_sampler_destroy(exactsample_sampler* sampler);
 /* Threads that split one row's work in exactsample_sample (the fast
  * engine's SampleOptions::threads; 1 after create): 1 to 64. Results are
