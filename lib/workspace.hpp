@@ -15,13 +15,15 @@
 #include "lib/executor.hpp"
 #include "lib/row_passes.hpp"
 #include "lib/row_sums.hpp"
+#include "simd/nucleus.hpp"
 
 namespace exactsample::detail {
 
 struct WorkspaceImpl {
   std::vector<double> l;         // penalised logits, f64 (8 bytes per id)
   std::vector<double> e;         // exp values of the kept set (8 bytes per id)
-  std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets (4)
+  std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets, the
+                                 // nucleus histogram (4, plus 32 KiB)
   std::vector<int32_t> history;  // sorted prompt and generated ids
   std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
   std::vector<double> top_l;     // top-p's candidates), their penalised
@@ -72,7 +74,9 @@ struct WorkspaceImpl {
     // larger than the scratch that stays.
     if (l.size() < vocab) l.resize(vocab);
     if (e.size() < vocab) e.resize(vocab);
-    if (ids.size() < vocab) ids.resize(vocab);
+    if (ids.size() < simd::NucleusScratchWords(vocab)) {
+      ids.resize(simd::NucleusScratchWords(vocab));
+    }
     if (sums.size() < RowPieces::kMaxCount + 1) sums.resize(RowPieces::kMaxCount + 1);
   }
 
