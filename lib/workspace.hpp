@@ -104,15 +104,17 @@ struct WorkspaceImpl {
 
   // Swaps the current row buffers for a set nobody is inside (a new one
   // when every set aside is still busy).
+  // The new set is made before anything moves: if that allocation fails,
+  // the busy buffers stay where they are, and so does the job helpers are in.
   void SetAside() {
-    RowBuffers current{std::move(l), std::move(e), std::move(e_logprob),
-                       std::move(x_copy), std::move(logprob_job), std::move(kept_job)};
     size_t k = 0;
     while (k < set_aside.size() &&
            (Busy(set_aside[k].logprob_job) || Busy(set_aside[k].kept_job))) {
       ++k;
     }
     if (k == set_aside.size()) set_aside.emplace_back();
+    RowBuffers current{std::move(l), std::move(e), std::move(e_logprob),
+                       std::move(x_copy), std::move(logprob_job), std::move(kept_job)};
     RowBuffers& idle = set_aside[k];
     l = std::move(idle.l);
     e = std::move(idle.e);
