@@ -229,7 +229,8 @@ class BadInputTest(cli_harness.TempDirTest):
                          "top_k: expected an integer in [-9223372036854775808, "
                          "9223372036854775807], got 18446744073709551616")
         self.assertEqual(self.replay_error(case(prompt=[18446744073709551616])),
-                         "prompt[0]: expected an integer in [0, 1], got 18446744073709551616")
+                         "prompt[0]: expected an integer in [-2147483648, 2147483647], "
+                         "got 18446744073709551616")
         self.assertEqual(self.replay_error(case(seed=-1)),
                          "seed: expected an integer in [0, 18446744073709551615], got -1")
 

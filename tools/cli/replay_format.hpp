@@ -30,7 +30,8 @@ struct ReplayCase {
 };
 
 // The pieces of a case, also read by the audit's request files. Errors name
-// the field; ids outside [0, vocab) are invalid_ids errors.
+// the field; ids outside [0, vocab) are invalid_ids errors (vocab 0: ids
+// outside int32 only, the sampler checks the rest).
 Result<std::monostate> ParseParams(const nlohmann::json& v, SamplingParams& p);
 Result<std::monostate> ParseIds(const nlohmann::json& v, const std::string& field,
                                 size_t vocab, std::vector<int32_t>& ids);
