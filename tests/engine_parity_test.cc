@@ -108,6 +108,44 @@ void ExpectParity(uint64_t first_seed, int count, size_t max_vocab) {
 }
 
 TEST(EngineParity, SmallAndMediumVocabularies) { ExpectParity(1000, 3000, 5000); }
+
+// Penalties over long histories (each id repeated many times, prompt and
+// generated overlapping) and the first error: the lowest offending id,
+// wherever it stands in the history.
+TEST(EngineParity, PenaltiesOverLongHistoriesAndTheirFirstError) {
+  Workspace ref_ws, fast_ws;
+  test::SplitMix rand(17);
+  for (int i = 0; i < 6; ++i) {
+    test::RandomCase c = test::CaseMaker(900 + i).Make(900 + i, 50000);
+    c.params.repetition_penalty = 1.0 + 0.25 * (i % 3);
+    c.params.frequency_penalty = 0.5 * (i % 2);
+    c.params.presence_penalty = i % 4 == 0 ? 0.0 : -0.75;
+    const size_t v = c.logits.size();
+    c.prompt.clear();
+    c.generated.clear();
+    for (int j = 0; j < 150000; ++j) {
+      const auto id = static_cast<int32_t>(rand() % std::min<size_t>(v, 1 + 997 * (i + 1)));
+      (j % 3 == 0 ? c.prompt : c.generated).push_back(id);
+    }
+    const Outcome want = RunCase(c, Engine::reference, ref_ws);
+    ASSERT_EQ(RunCase(c, Engine::fast, fast_ws), want) << Describe(c) << " " << want.error;
+  }
+  // -inf logits at ids 9 and 4, each generated twice: f * count overflows,
+  // -inf - -inf is NaN; the reference names id 4 whatever the order.
+  test::RandomCase c = test::CaseMaker(5).Make(5, 64);
+  c.logits.assign(16, 1.0f);
+  c.logits[9] = c.logits[4] = -INFINITY;
+  c.params = SamplingParams{};
+  c.params.frequency_penalty = -0x1p1023;
+  c.prompt.clear();
+  for (const auto& order : {std::vector<int32_t>{9, 9, 4, 4}, std::vector<int32_t>{4, 9, 4, 9},
+                            std::vector<int32_t>{9, 4, 9, 4}}) {
+    c.generated = order;
+    const Outcome want = RunCase(c, Engine::reference, ref_ws);
+    ASSERT_NE(want.error.find("logit of id 4 "), std::string::npos) << want.error;
+    EXPECT_EQ(RunCase(c, Engine::fast, fast_ws), want);
+  }
+}
 TEST(EngineParity, AnyVocabularyUpTo262144) { ExpectParity(50000, 300, 262144); }
 
 // One row split across 1 to 4 threads: identical ids, logprobs, generator
