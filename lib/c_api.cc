@@ -261,6 +261,18 @@ exactsample_status exactsample_sample(exactsample_sampler* s, const float* logit
                                       const exactsample_params* params,
                                       exactsample_rng* rng, int32_t* id,
                                       double* logprob) {
+  return exactsample_sample_ex(s, logits, vocab, prompt, prompt_len, generated,
+                               generated_len, params, nullptr, rng, id, logprob);
+}
+
+exactsample_status exactsample_sample_ex(exactsample_sampler* s, const float* logits,
+                                         size_t vocab, const int32_t* prompt,
+                                         size_t prompt_len, const int32_t* generated,
+                                         size_t generated_len,
+                                         const exactsample_params* params,
+                                         const exactsample_extras* extras,
+                                         exactsample_rng* rng, int32_t* id,
+                                         double* logprob) {
   if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   s->last_error.clear();
   if ((logits == nullptr && vocab != 0) || !IdsOk(prompt, prompt_len) ||
@@ -274,20 +286,45 @@ exactsample_status exactsample_sample(exactsample_sampler* s, const float* logit
                 "params is NULL or its struct_size is not "
                 "sizeof(exactsample_params); call exactsample_params_init");
   }
+  const exactsample_extras none{};
+  const exactsample_extras& x = extras != nullptr ? *extras : none;
+  if (extras != nullptr && (x.struct_size != sizeof(exactsample_extras) ||
+                            (x.bias_values == nullptr && x.bias_len != 0) ||
+                            !IdsOk(x.bias_ids, x.bias_len) ||
+                            !IdsOk(x.allowed_ids, x.allowed_len) ||
+                            !IdsOk(x.banned_ids, x.banned_len) ||
+                            (x.allowed_bitmask == nullptr && x.allowed_bitmask_words != 0) ||
+                            (x.top_logprobs > 0 && (x.top_ids == nullptr ||
+                                                    x.top_logprob_values == nullptr)))) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "extras: struct_size is not sizeof(exactsample_extras), an array "
+                "with a length is NULL, or top_logprobs > 0 without top_ids and "
+                "top_logprob_values");
+  }
   return Guard(s, [&] {
     Pcg32 g = ToPcg(*rng);
     exactsample::SampleOptions options;
     options.engine = s->engine;
     options.logprob = logprob != nullptr;
     options.threads = s->threads;
-    const auto t = exactsample::sample(
-        ToRequest(logits, vocab, prompt, prompt_len, generated, generated_len,
-                  *params),
-        g, s->workspace, options);
+    exactsample::Request request =
+        ToRequest(logits, vocab, prompt, prompt_len, generated, generated_len, *params);
+    request.params.top_logprobs = x.top_logprobs;
+    request.bias = {{x.bias_ids, x.bias_len}, {x.bias_values, x.bias_len}};
+    request.mask = {{x.allowed_ids, x.allowed_len},
+                    {x.banned_ids, x.banned_len},
+                    {x.allowed_bitmask, x.allowed_bitmask_words}};
+    const auto t = exactsample::sample(request, g, s->workspace, options);
     if (!t) return Fail(s, StatusOf(t.error().code), t.error().message);
     FromPcg(g, rng);
     *id = t->id;
     if (logprob != nullptr) *logprob = t->logprob;
+    if (x.processed_logprob != nullptr) *x.processed_logprob = t->processed_logprob;
+    for (size_t j = 0; j < t->top_count; ++j) {
+      x.top_ids[j] = t->top[j].id;
+      x.top_logprob_values[j] = t->top[j].logprob;
+    }
+    if (x.top_count != nullptr) *x.top_count = t->top_count;
     return EXACTSAMPLE_OK;
   });
 }

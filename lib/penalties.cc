@@ -65,6 +65,52 @@ Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
   return out;
 }
 
+// The mask's allowed ids as a bitmask of ceil(n / 32) words: the caller's
+// own when it is the only form given, else built into `scratch`.
+const uint32_t* AllowedBits(const TokenMask& mask, size_t n, std::vector<uint32_t>& scratch) {
+  if (mask.allowed.empty() && mask.banned.empty()) return mask.allowed_bits.data();
+  const size_t words = (n + 31) / 32;
+  scratch.assign(words, mask.allowed.empty() ? ~uint32_t{0} : 0);
+  for (int32_t i : mask.allowed) scratch[i / 32] |= uint32_t{1} << (i % 32);
+  for (size_t w = 0; w < words && !mask.allowed_bits.empty(); ++w) {
+    scratch[w] &= mask.allowed_bits[w];
+  }
+  for (int32_t i : mask.banned) scratch[i / 32] &= ~(uint32_t{1} << (i % 32));
+  return scratch.data();
+}
+
+// The bias and the mask on l (widened, largest value max_before) in place;
+// returns the largest logit after them. Errors: a bias to +inf (the lowest
+// such id), every logit -inf.
+Result<double> ApplyBiasAndMask(const Request& request, double* l, size_t n,
+                                double max_before, detail::WorkspaceImpl& ws) {
+  double max = max_before;
+  const TokenMask& mask = request.mask;
+  if (!mask.allowed.empty() || !mask.banned.empty() || !mask.allowed_bits.empty()) {
+    const uint32_t* const bits = AllowedBits(mask, n, ws.mask_bits);
+    for (size_t i = 0; i < n; ++i) {
+      if (((bits[i / 32] >> (i % 32)) & 1) == 0) l[i] = -INFINITY;
+    }
+    max = simd::Max(l, n);
+  }
+  const LogitBias& bias = request.bias;
+  bool stale = false;
+  for (size_t j = 0; j < bias.ids.size(); ++j) {
+    double& v = l[bias.ids[j]];
+    stale |= (v == max);
+    v += bias.values[j];
+  }
+  int32_t infinite = -1;
+  for (int32_t i : bias.ids) {
+    if (l[i] == INFINITY && (infinite < 0 || i < infinite)) infinite = i;
+    max = std::max(max, l[i]);
+  }
+  if (infinite >= 0) return checks::BiasedToInfinity(infinite);
+  if (stale) max = simd::Max(l, n);
+  if (max == -INFINITY) return checks::AllMaskedOut();
+  return max;
+}
+
 }  // namespace
 
 bool PenaltiesApply(const Request& request) {
@@ -86,6 +132,11 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     return *checks::LogitValues(request.logits);
   }
   double max = widened.max;
+  if (plan.adjust) {
+    const Result<double> adjusted = ApplyBiasAndMask(request, l, n, max, ws);
+    if (!adjusted) return adjusted.error();
+    max = *adjusted;
+  }
   if (l != nullptr) {  // steps 2 and 3; none apply on the f32-row path
     const auto penalized = ApplyPenalties(request, l, max, ws.history);
     if (!penalized) return penalized.error();

@@ -19,6 +19,7 @@ struct WorkspaceImpl {
   std::vector<double> e;         // exp values of the kept set (8 bytes per id)
   std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets (4)
   std::vector<int32_t> history;  // sorted prompt and generated ids
+  std::vector<uint32_t> mask_bits;  // the mask's allowed ids, one bit each
   std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
   std::vector<double> top_l;     // top-p's candidates), their penalised
   std::vector<double> top_e;     // logits and e values

@@ -13,7 +13,8 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
   Pcg32 rng = stream(request.seed, Purpose::sample);
   std::vector<int32_t> generated = request.generated;
   for (int64_t step = 0; step < request.steps; ++step) {
-    const Request req{request.logits, request.prompt, generated, request.params};
+    const Request req =
+        request.lists.With({request.logits, request.prompt, generated, request.params});
     TracedToken traced;
     const auto t = sample(req, rng, ws, {.engine = engine, .trace = &traced.trace});
     if (!t) {

@@ -17,7 +17,7 @@ Result<std::vector<Token>> RunCase(const ReplayCase& c, Workspace& ws,
   std::vector<int32_t> generated;
   std::vector<Token> tokens;
   for (int64_t step = 0; step < c.steps; ++step) {
-    const Request req{c.logits, c.prompt, generated, c.params};
+    const Request req = c.lists.With({c.logits, c.prompt, generated, c.params});
     const auto t = sample(req, rng, ws, options);
     if (!t) return t.error();
     tokens.push_back(*t);
@@ -48,7 +48,7 @@ int Replay(const std::string& path, const EngineChoice& choice) {
     const auto tokens =
         c ? RunCase(*c, ws, options) : Result<std::vector<Token>>(c.error());
     if (tokens) {
-      std::cout << ResultLine(name, *tokens) << "\n";
+      std::cout << ResultLine(name, *tokens, c->params.top_logprobs > 0) << "\n";
     } else {
       std::cout << ErrorLine(name, tokens.error().message) << "\n";
       status = 1;
