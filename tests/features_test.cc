@@ -79,16 +79,19 @@ TEST(Features, MasksEqualMinusInfinityInTheRow) {
   }
 }
 
-// Logits that differ by one ulp of a small value far below M, so that
-// (l - M) - log(Z) rounds many of them to one logprob: ties in the top-N
-// that the selection by l cannot order, left to the scalar definition.
+// Logits that differ by one ulp of a small value far below M = 20, so that
+// (l - M) - log(Z) (ulp 3.6e-15) rounds neighbours to one logprob: ties in
+// the top-N that the selection by l cannot order, left to the scalar
+// definition.
 TEST(Features, TopLogprobsTiedByRounding) {
   Workspace ws;
   for (size_t vocab : {64, 5000, 40000}) {
     std::vector<float> x(vocab, -30.0f);
     x[vocab / 2] = 20.0f;
-    for (size_t j = 0; j < 40; ++j) {
-      x[(j * 7919) % vocab] = std::nextafter(1.0f, j % 2 ? 2.0f : 0.0f) + 1e-7f * (j % 3);
+    for (size_t j = 0; j < 40; ++j) {  // 1e-8 and its next 3 floats: 1 ulp is 1.7e-15
+      float v = 1e-8f;
+      for (size_t u = 0; u < j % 4; ++u) v = std::nextafter(v, 1.0f);
+      x[(j * 7919) % vocab] = v;
     }
     for (int64_t n : {1, 5, 20}) {
       test::RandomCase c{vocab, x, {}, {}, {}};

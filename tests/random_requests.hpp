@@ -197,7 +197,8 @@ class CaseMaker {
         c.allowed_bits.assign((vocab + 31) / 32 + Below(2), 0);
         for (auto& w : c.allowed_bits) w = static_cast<uint32_t>(Uniform() * 4294967296.0);
         c.allowed_bits[keep / 32] |= uint32_t{1} << (keep % 32);
-        if (Chance(0.3)) c.banned.push_back(any());
+        const int32_t banned = any();
+        if (Chance(0.3) && banned != keep) c.banned.push_back(banned);
       }
     }
     if (Chance(0.7)) {

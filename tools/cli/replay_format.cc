@@ -184,8 +184,10 @@ std::string ResultLine(const std::string& name, const std::vector<Token>& tokens
     line["logprobs"].push_back(t.logprob);
     line["processed_logprobs"].push_back(t.processed_logprob);
     if (!top_logprobs) continue;
-    json top = json::array();
-    for (const TopLogprob& e : t.top_logprobs()) top.push_back(json::array({e.id, e.logprob}));
+    nlohmann::ordered_json top = nlohmann::ordered_json::array();
+    for (const TopLogprob& e : t.top_logprobs()) {
+      top.push_back(nlohmann::ordered_json::array({e.id, e.logprob}));
+    }
     line["top_logprobs"].push_back(std::move(top));
   }
   return line.dump();
