@@ -41,34 +41,32 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
 
 namespace {
 
-// Token::top_logprobs by selection: the first `count` ids of (l desc, id
-// asc) order (simd::TopK), ordered by (logprob desc, id asc). That is the
-// answer unless rounding gives the count-th logprob to an id outside them:
-// to one with a lower l (the next double below the count-th l shares its
-// logprob), or to one with a higher l (then the equal-logprob ids are no
-// longer ordered by l). Those rows go to the scalar definition.
+// Token::top_logprobs by selection: the first count + 1 ids of (l desc, id
+// asc) order (simd::TopK); the first `count`, ordered by (logprob desc, id
+// asc), are the answer when the next id's logprob is below the count-th's.
+// Otherwise (a tie in l across the boundary, or rounding that gives both
+// one logprob) the scalar definition decides.
 size_t TopLogprobs(const Logits& logits, const LogprobSoftmax& softmax, size_t count,
                    detail::WorkspaceImpl& ws, TopLogprob* out) {
   if (count == 0) return 0;
-  std::array<int32_t, kMaxTopLogprobs> ids;
+  std::array<int32_t, kMaxTopLogprobs + 1> ids;
   const size_t found =
-      simd::TopK(logits.l, 1.0, logits.n, count, ids.data(), ws.TopKScratch(logits.n));
-  for (size_t j = 0; j < found; ++j) out[j] = {ids[j], softmax.At(logits, ids[j])};
-  if (found == count) {
-    const double l_last = logits.l[ids[found - 1]];
-    const double lp_last = out[found - 1].logprob;
-    bool exact = (std::nextafter(l_last, -INFINITY) - softmax.max) - std::log(softmax.z) < lp_last;
-    for (size_t j = 0; j < found; ++j) {
-      exact &= out[j].logprob != lp_last || logits.l[ids[j]] == l_last;
-    }
-    if (!exact) {
+      simd::TopK(logits.l, 1.0, logits.n, count + 1, ids.data(), ws.TopKScratch(logits.n));
+  const size_t kept = std::min(found, count);
+  for (size_t j = 0; j < kept; ++j) out[j] = {ids[j], softmax.At(logits, ids[j])};
+  if (found > count) {
+    // Every id outside has l <= l_next, so a logprob below the count-th's
+    // there (hence a lower l) leaves them all below every one inside.
+    const bool apart = logits.l[ids[count]] < logits.l[ids[count - 1]] &&
+                       softmax.At(logits, ids[count]) < out[count - 1].logprob;
+    if (!apart) {
       return scalar_ref::TopLogprobs({logits.l, logits.n}, softmax.max, softmax.z, count, out);
     }
   }
-  std::sort(out, out + found, [](const TopLogprob& a, const TopLogprob& b) {
+  std::sort(out, out + kept, [](const TopLogprob& a, const TopLogprob& b) {
     return scalar_ref::Before(a.logprob, a.id, b.logprob, b.id);
   });
-  return found;
+  return kept;
 }
 
 }  // namespace

@@ -88,8 +88,9 @@ Result<double> ApplyBiasAndMask(const Request& request, double* l, size_t n,
   const TokenMask& mask = request.mask;
   if (!mask.allowed.empty() || !mask.banned.empty() || !mask.allowed_bits.empty()) {
     const uint32_t* const bits = AllowedBits(mask, n, ws.mask_bits);
+    // Branch-free: a mask's bits are as unpredictable as coin flips.
     for (size_t i = 0; i < n; ++i) {
-      if (((bits[i / 32] >> (i % 32)) & 1) == 0) l[i] = -INFINITY;
+      l[i] = ((bits[i / 32] >> (i % 32)) & 1) != 0 ? l[i] : -INFINITY;
     }
     max = simd::Max(l, n);
   }

@@ -224,11 +224,10 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
 size_t TopLogprobs(std::span<const double> l, double max, double z, size_t count,
                    TopLogprob* out) {
   if (count == 0) return 0;
+  const double log_z = std::log(z);  // the same value for every id
   std::vector<TopLogprob> all;
   for (size_t i = 0; i < l.size(); ++i) {
-    if (l[i] != -INFINITY) {
-      all.push_back({static_cast<int32_t>(i), (l[i] - max) - std::log(z)});
-    }
+    if (l[i] != -INFINITY) all.push_back({static_cast<int32_t>(i), (l[i] - max) - log_z});
   }
   count = std::min(count, all.size());
   std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count), all.end(),
