@@ -1,5 +1,5 @@
 // Batch/fast/<config>/threads:<N>/<V>: sample_batch over 8 rows, each its
-// own copy of the standard row with its own generator, across N OpenMP
+// own copy of the standard row with its own generator, across N
 // threads (the `threads` argument of sample_batch, not Google Benchmark's
 // threads; N = 4 oversubscribes a 2-core machine). Read the Time column
 // (wall-clock) and the counters logits and tokens per wall-clock second,
@@ -39,7 +39,7 @@ void BatchCall(benchmark::State& state, const StandardConfig& config, size_t voc
     benchmark::DoNotOptimize(results.data());
   }
   // Google Benchmark's rate counters divide by the main thread's CPU time,
-  // which is not the batch's wall-clock time with OpenMP workers, and its
+  // which is not the batch's wall-clock time with helper threads, and its
   // UseRealTime() would append "/real_time" to the name.
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
   const double rows_per_s =

@@ -6,7 +6,7 @@ include(CMakePackageConfigHelpers)
 set(EXACTSAMPLE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/exactsample)
 
 # Two export sets, so that users of the shared library need neither Highway
-# nor OpenMP to be found: the static library's are loaded on demand
+# nor Threads to be found: the static library's are loaded on demand
 # (exactsampleConfig.cmake).
 install(TARGETS exactsample exactsample_c_api EXPORT exactsampleTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

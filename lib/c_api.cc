@@ -2,7 +2,10 @@
 // exception crossing the boundary.
 #include "exactsample.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,6 +57,9 @@ exactsample_status Guard(exactsample_sampler* s, Body&& body) {
     return body();
   } catch (const std::bad_alloc&) {
     if (s != nullptr) s->last_error = "out of memory";
+    return EXACTSAMPLE_OUT_OF_MEMORY;
+  } catch (const std::length_error&) {  // larger than any allocation can be
+    if (s != nullptr) s->last_error = "out of memory: too large to allocate";
     return EXACTSAMPLE_OUT_OF_MEMORY;
   } catch (const std::exception& e) {
     if (s != nullptr) s->last_error = e.what();
@@ -114,6 +120,14 @@ exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
                 "row_stride " + std::to_string(row_stride) +
                     " is smaller than vocab " + std::to_string(vocab));
+  }
+  // The caller's arrays must fit in memory: rows * row_stride floats, and
+  // a result per row.
+  const size_t per_row = std::max({row_stride * sizeof(float), sizeof(exactsample_token)});
+  if (row_stride > PTRDIFF_MAX / sizeof(float) || rows > PTRDIFF_MAX / per_row) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                std::to_string(rows) + " rows of stride " + std::to_string(row_stride) +
+                    " exceed the address space");
   }
   return Guard(s, [&] {
     s->batch_rows.clear();
@@ -219,8 +233,7 @@ exactsample_status exactsample_rng_next_u32(exactsample_rng* rng, uint32_t* out)
   return EXACTSAMPLE_OK;
 }
 
-exactsample_status exactsample_sampler_create(exactsample_engine engine,
-                                              exactsample_sampler** out) {
+exactsample_status exactsample_sampler_create(int engine, exactsample_sampler** out) {
   if (out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   *out = nullptr;
   if (engine != EXACTSAMPLE_ENGINE_REFERENCE && engine != EXACTSAMPLE_ENGINE_FAST) {
@@ -390,5 +403,46 @@ exactsample_status exactsample_testing_force_target(const char* name) {
   const auto r = exactsample::testing::force_target(name == nullptr ? "" : name);
   return r ? EXACTSAMPLE_OK : EXACTSAMPLE_INVALID_PARAMETER;
 }
+
+}  // extern "C"
+
+// The executor hook: the host's submit behind exactsample::Executor.
+#include "exactsample/executor.hpp"
+#include "lib/executor.hpp"
+
+namespace {
+
+class HostExecutor final : public exactsample::Executor {
+ public:
+  explicit HostExecutor(const exactsample_executor& e) : e_(e) {}
+  void Submit(size_t n, void (*task)(void*), void* arg) override {
+    e_.submit(e_.user, n, task, arg);
+  }
+
+ private:
+  exactsample_executor e_;
+};
+
+}  // namespace
+
+extern "C" {
+
+exactsample_status exactsample_sampler_set_executor(exactsample_sampler* s,
+                                                    const exactsample_executor* executor) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (executor != nullptr && executor->submit == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "executor->submit is NULL");
+  }
+  return Guard(s, [&] {
+    exactsample::threads::SharedExecutor shared;
+    if (executor != nullptr) shared = std::make_shared<HostExecutor>(*executor);
+    exactsample::threads::SetExecutor(s->workspace, shared);
+    exactsample::threads::SetExecutor(s->batch_workspace, shared);
+    return EXACTSAMPLE_OK;
+  });
+}
+
+void exactsample_shutdown_pool(void) { exactsample::shutdown_library_pool(); }
 
 }  // extern "C"

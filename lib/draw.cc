@@ -28,7 +28,7 @@ namespace exactsample {
 // T only grows, so when the first i with T_i >= lo also has T_i >= hi,
 // every earlier c is <= u and c_i > u: i is the first id with u < c.
 std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
-                                         const RowSums& sums) {
+                                         const RowSums& sums, const RowJob* patch) {
   const size_t n = sums.pieces.n;
   if (n == 0 || n >= (size_t{1} << 31) || !(u >= 0x1p-60) ||
       !(z >= 0x1p-400 && z <= 0x1p400)) {
@@ -44,7 +44,8 @@ std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
   const size_t begin = sums.pieces.Begin(k);
   const size_t length = sums.pieces.Length(k);
   double t = sums.at[k];
-  const size_t i = simd::AccumulateUntil(t, e + begin, length, lo);
+  const double* const piece = patch != nullptr ? patch->Piece(k) : e + begin;
+  const size_t i = simd::AccumulateUntil(t, piece, length, lo);
   if (i == length || t < hi) return std::nullopt;
   return begin + i;
 }
@@ -60,9 +61,12 @@ double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,
 
 size_t Draw(const KeptSet& kept, double u) {
   if (kept.sums) {
-    if (const auto hit = InverseCdfFromSums(kept.e, kept.z, u, *kept.sums)) return *hit;
+    if (const auto hit = InverseCdfFromSums(kept.e, kept.z, u, *kept.sums, kept.patch)) {
+      return *hit;
+    }
   }
-  return simd::InverseCdf(kept.e, kept.n, kept.z, u);
+  const double* const e = kept.patch != nullptr ? kept.patch->Contiguous() : kept.e;
+  return simd::InverseCdf(e, kept.n, kept.z, u);
 }
 
 }  // namespace exactsample

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "lib/row_passes.hpp"
 #include "lib/row_sums.hpp"
 #include "lib/workspace.hpp"
 
@@ -22,6 +23,10 @@ struct KeptSet {
   double z;              // sum of e in ascending id order
   // The exp-sum pass's running sums of e, while e is its output unchanged.
   std::optional<RowSums> sums;
+  // Not null while some pieces of e are in the pass's alternate area (a
+  // threaded pass took them over from helpers): only Draw reads K then, by
+  // piece (RowJob::Piece) or after RowJob::Contiguous.
+  RowJob* patch = nullptr;
 
   int32_t Id(size_t j) const {
     return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);

@@ -29,13 +29,22 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
   }
   const simd::ExpSource src = logits.l != nullptr ? simd::ExpSource{logits.l}
                                                   : simd::ExpSource{nullptr, logits.x};
-  // e is stored where steps 6 to 9 reuse it, and where helper threads hand
-  // their pieces over.
-  double* const e = plan.shared_softmax || plan.threads > 1 ? ws.e.data() : nullptr;
+  // e is stored where steps 6 to 9 reuse it. Split across threads, helpers
+  // store e where nothing else of this call writes, and read the f32 row
+  // only through their copies of its pieces.
+  double* e = plan.shared_softmax ? ws.e.data() : nullptr;
+  RowThreads threads = ws.ForPass(plan.threads, logits.n, ws.logprob_job);
+  if (threads.job != nullptr) {
+    if (src.l == nullptr) threads.x_copy = ws.XCopy();
+    if (e == nullptr) e = ws.LogprobE();
+  }
   const ExpSumResult pass =
-      ExpSumPass(src, logits.n, 1.0, out.max, e, plan.exp, plan.threads, ws.sums);
+      ExpSumPass(src, logits.n, 1.0, out.max, e, plan.exp, threads, ws.sums);
   out.z = pass.z;
-  if (plan.shared_softmax) out.sums = pass.sums;
+  if (plan.shared_softmax) {
+    out.sums = pass.sums;
+    out.patch = pass.patch;
+  }
   return out;
 }
 

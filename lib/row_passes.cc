@@ -1,12 +1,8 @@
 #include "lib/row_passes.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cmath>
-#include <optional>
+#include <cstring>
 #include <thread>
 
 #include "simd/exact_sum.hpp"
@@ -17,162 +13,155 @@ namespace {
 // Below this a row is not worth a team of threads.
 constexpr size_t kMinPerThread = 16384;
 
-// The one tunable of the split: what adding a piece's e values to the exact
-// sum costs against computing them, a ratio measured on AVX2 and AVX3.
-constexpr double kSumCostPerExp = 0.22;
+}  // namespace
 
-int Team(size_t n, int threads) {
+int RowTeam(size_t n, int threads) {
   return static_cast<int>(std::clamp<size_t>(
       n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxRowThreads))));
 }
 
-// [begin, end) of chunk `i` of `team` equal chunks of [from, n).
-size_t Bound(size_t from, size_t n, int i, int team) {
-  return from + (n - from) * static_cast<size_t>(i) / static_cast<size_t>(team);
+simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int /*threads*/) {
+  return l_out != nullptr ? simd::WidenMax(x, n, l_out) : simd::CheckedMax(x, n);
 }
 
-// The pieces thread 0 computes itself. Per piece, with sum cost r against
-// an exp cost of 1: thread 0 takes h (1 + r) for its h pieces plus (P - h) r
-// for summing the others'; each of the team - 1 helpers (P - h) / (team - 1).
-// Equal when h / P = (o - r) / (1 + o), o = 1 / (team - 1).
-size_t Head(size_t pieces, int team) {
-  const double others = 1.0 / (team - 1);
-  const double share = std::max(0.0, (others - kSumCostPerExp) / (1.0 + others));
-  return static_cast<size_t>(static_cast<double>(pieces) * share + 0.5);
-}
-
-// The pieces [next, end) of a range that no thread has claimed yet; each
-// Take() claims the first of them, so no two threads take the same piece.
-class PieceRange {
- public:
-  void Reset(size_t begin, size_t end) {
-    next_.store(begin, std::memory_order_relaxed);
-    end_ = end;
-  }
-  std::optional<size_t> Take() {
-    const size_t p = next_.fetch_add(1, std::memory_order_relaxed);
-    return p < end_ ? std::optional<size_t>(p) : std::nullopt;
-  }
-
- private:
-  std::atomic<size_t> next_{0};
-  size_t end_ = 0;
-};
-
-// Runs lead() on thread 0 and help(t) on threads 1 to team - 1 of one
-// OpenMP team. Returns false, having run neither, when the runtime gives a
-// smaller team (a nested region runs one thread).
-template <class Lead, class Help>
-bool RunTeam(int team, const Lead& lead, const Help& help) {
-  bool shared = true;
-#pragma omp parallel num_threads(team)
-  {
-    const int t = omp_get_thread_num();
-    if (omp_get_num_threads() != team) {
-      if (t == 0) shared = false;
-    } else if (t == 0) {
-      lead();
-    } else {
-      help(t);
+void RowJob::Help() {
+  for (;;) {
+    // Counted as copying before the claim: once the caller has seen every
+    // piece claimed and no copy running, no helper reads its row again.
+    if (x_ != nullptr) copying_.fetch_add(1, std::memory_order_seq_cst);
+    const auto leave_copy = [&] {
+      if (x_ != nullptr) copying_.fetch_sub(1, std::memory_order_release);
+    };
+    const ptrdiff_t p = cursor_.fetch_sub(1, std::memory_order_seq_cst);
+    if (p < 0) {
+      leave_copy();
+      return;
+    }
+    const auto k = static_cast<size_t>(p);
+    std::atomic<uint8_t>& state = state_[k];
+    uint8_t s = kFree;
+    // The caller has reached this piece: every piece below is its own.
+    if (!state.compare_exchange_strong(s, kHelper, std::memory_order_seq_cst)) {
+      leave_copy();
+      return;
+    }
+    const size_t begin = pieces_.Begin(k);
+    const size_t length = pieces_.Length(k);
+    simd::ExpSource src = src_;
+    if (x_ != nullptr) {
+      std::memcpy(x_copy_ + begin, x_ + begin, length * sizeof(float));
+      leave_copy();
+      src = {nullptr, x_copy_};
+    }
+    threads::RunHelperHook(k);
+    simd::ExpStore(src.At(begin), length, divisor_, shift_, e_ + begin, v_);
+    s = kHelper;
+    if (!state.compare_exchange_strong(s, kDone, std::memory_order_release,
+                                       std::memory_order_relaxed)) {
+      // Taken over meanwhile: nobody but this helper moves it on from there.
+      state.store(kLateDone, std::memory_order_release);
     }
   }
-  return shared;
 }
 
-}  // namespace
+const double* RowJob::Piece(size_t k) const {
+  return (contiguous_ || patched_[k] ? alt_ : e_) + pieces_.Begin(k);
+}
 
-simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int threads) {
-  const int team = Team(n, threads);
-  const auto widen = [&](size_t begin, size_t end) {
-    return l_out != nullptr ? simd::WidenMax(x + begin, end - begin, l_out + begin)
-                            : simd::CheckedMax(x + begin, end - begin);
-  };
-  if (team == 1) return widen(0, n);
-  std::array<simd::WidenResult, kMaxRowThreads> parts;
-  // A loop over the chunks, so that a smaller team (inside another
-  // parallel region, say) still covers them all.
-#pragma omp parallel for num_threads(team)
-  for (int t = 0; t < team; ++t) {
-    const size_t begin = Bound(0, n, t, team), end = Bound(0, n, t + 1, team);
-    parts[static_cast<size_t>(t)] = widen(begin, end);
+double* RowJob::Contiguous() {
+  if (contiguous_) return alt_;
+  if (patches_ == 0) return e_;
+  for (size_t k = 0; k < pieces_.count; ++k) {
+    if (patched_[k] && state_[k].load(std::memory_order_acquire) == kLateDone) {
+      patched_[k] = false;  // the helper's copy in e_ is complete (the same values)
+      --patches_;
+    }
   }
-  simd::WidenResult r{-INFINITY, false};
-  for (int t = 0; t < team; ++t) {
-    r.max = std::max(r.max, parts[static_cast<size_t>(t)].max);
-    r.bad |= parts[static_cast<size_t>(t)].bad;
+  if (patches_ == 0) return e_;
+  for (size_t k = 0; k < pieces_.count; ++k) {
+    if (!patched_[k]) {
+      std::memcpy(alt_ + pieces_.Begin(k), e_ + pieces_.Begin(k),
+                  pieces_.Length(k) * sizeof(double));
+    }
   }
-  return r;
+  contiguous_ = true;
+  return alt_;
 }
 
 ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift,
-                        double* e_out, simd::ExpVariant v, int threads,
+                        double* e_out, simd::ExpVariant v, const RowThreads& threads,
                         std::span<double> storage) {
   const RowPieces pieces = RowPieces::Of(n);
   double* const prefix = storage.data();
   double z = 0.0;
-  // Pieces [from, to) computed and summed onto z by the calling thread.
-  const auto sum_pieces = [&](size_t from, size_t to) {
-    for (size_t p = from; p < to; ++p) {
+  const auto result = [&](RowJob* patch) {
+    prefix[pieces.count] = z;
+    return ExpSumResult{z, RowSums{pieces, storage.first(pieces.count + 1)}, patch};
+  };
+  const int team = RowTeam(n, threads.threads);
+  if (team == 1 || threads.job == nullptr || e_out == nullptr ||
+      (src.l == nullptr && threads.x_copy == nullptr)) {
+    for (size_t p = 0; p < pieces.count; ++p) {
       prefix[p] = z;
       z = simd::ExpSum(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
                        e_out != nullptr ? e_out + pieces.Begin(p) : nullptr, v, z);
     }
-  };
-  const auto result = [&] {
-    prefix[pieces.count] = z;
-    return ExpSumResult{z, RowSums{pieces, storage.first(pieces.count + 1)}};
-  };
-  const int team = Team(n, threads);
-  if (team == 1) {
-    sum_pieces(0, pieces.count);
-    return result();
+    return result(nullptr);
   }
-  // Thread 0 computes and sums the head; the others compute the e values of
-  // the rest piece by piece, each in the order of its range, and thread 0
-  // adds each piece as soon as it is done. While it waits for one, thread 0
-  // takes the next unclaimed piece of that range itself: a helper that runs
-  // late or a head that ends early costs no idle time, and the call ends
-  // about one piece after the helper's last.
-  const size_t head = Head(pieces.count, team);
-  std::array<PieceRange, kMaxRowThreads> ranges;
-  for (int t = 1; t < team; ++t) {
-    ranges[static_cast<size_t>(t)].Reset(Bound(head, pieces.count, t - 1, team - 1),
-                                         Bound(head, pieces.count, t, team - 1));
+
+  RowJob& job = *threads.job;
+  job.src_ = src;
+  job.divisor_ = divisor;
+  job.shift_ = shift;
+  job.e_ = e_out;
+  job.v_ = v;
+  job.pieces_ = pieces;
+  for (size_t p = 0; p < pieces.count; ++p) {
+    job.state_[p].store(RowJob::kFree, std::memory_order_relaxed);
+    job.patched_[p] = false;
   }
-  std::array<std::atomic<bool>, RowPieces::kMaxCount> ready{};
-  const auto compute = [&](size_t p) {
-    simd::ExpStore(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
-                   e_out + pieces.Begin(p), v);
-    ready[p].store(true, std::memory_order_release);
-  };
-  const auto lead = [&] {
-    sum_pieces(0, head);
-    for (int other = 1; other < team; ++other) {
-      PieceRange& range = ranges[static_cast<size_t>(other)];
-      const size_t end = Bound(head, pieces.count, other, team - 1);
-      for (size_t p = Bound(head, pieces.count, other - 1, team - 1); p < end; ++p) {
-        while (!ready[p].load(std::memory_order_acquire)) {
-          if (const auto q = range.Take()) {
-            compute(*q);
-          } else {
-            std::this_thread::yield();
-          }
-        }
-        prefix[p] = z;
-        z = simd::AccumulateExact(z, e_out + pieces.Begin(p), pieces.Length(p));
-      }
+  job.cursor_.store(static_cast<ptrdiff_t>(pieces.count) - 1, std::memory_order_relaxed);
+  job.alt_ = threads.alt;
+  job.x_ = src.l == nullptr ? src.x : nullptr;
+  job.x_copy_ = threads.x_copy;
+  job.copying_.store(0, std::memory_order_relaxed);
+  job.patches_ = 0;
+  job.contiguous_ = false;
+  if (void* token = job.ticket_.Open(&job)) {
+    threads::Choose(threads.executor)
+        .Submit(static_cast<size_t>(team - 1), threads::HelperTask, token);
+  }
+
+  // Every piece in ascending order: a free one is claimed and computed here,
+  // a helper's finished one is added, a helper's unfinished one is taken
+  // over and computed into the alternate area.
+  for (size_t p = 0; p < pieces.count; ++p) {
+    prefix[p] = z;
+    const size_t begin = pieces.Begin(p);
+    const size_t length = pieces.Length(p);
+    std::atomic<uint8_t>& state = job.state_[p];
+    uint8_t s = RowJob::kFree;
+    if (state.compare_exchange_strong(s, RowJob::kCaller, std::memory_order_seq_cst)) {
+      z = simd::ExpSum(src.At(begin), length, divisor, shift, e_out + begin, v, z);
+      continue;
     }
-  };
-  const auto help = [&](int t) {
-    PieceRange& range = ranges[static_cast<size_t>(t)];
-    while (const auto p = range.Take()) compute(*p);
-  };
-  // A smaller team than asked for: thread 0 does it all.
-  if (!RunTeam(team, lead, help)) {
-    z = 0.0;
-    sum_pieces(0, pieces.count);
+    if (s == RowJob::kHelper &&
+        state.compare_exchange_strong(s, RowJob::kTaken, std::memory_order_seq_cst)) {
+      z = simd::ExpSum(src.At(begin), length, divisor, shift, threads.alt + begin, v, z);
+      job.patched_[p] = true;
+      ++job.patches_;
+      continue;
+    }
+    z = simd::AccumulateExact(z, e_out + begin, length);  // s == kDone
   }
-  return result();
+  job.ticket_.Close();
+  // Helpers still copying a piece of the caller's row: the only wait, the
+  // length of one piece's copy (a helper that claims after this finds
+  // every piece taken).
+  for (int k = 0; job.copying_.load(std::memory_order_seq_cst) != 0; ++k) {
+    if (k > 256) std::this_thread::yield();
+  }
+  return result(job.patches_ > 0 ? &job : nullptr);
 }
 
 }  // namespace exactsample

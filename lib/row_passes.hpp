@@ -1,38 +1,122 @@
-// The fast engine's two passes over all V ids, the row split across OpenMP
-// threads or not (SampleOptions::threads). Every result is bit-identical to
-// the one-thread kernels: maxima combine exactly, and the ascending-order
-// sum stays sequential: one thread sums while the others compute e values
-// ahead of it.
+// The fast engine's two passes over all V ids. The exp-sum pass can split a
+// row across threads (SampleOptions::threads) without changing a bit: the
+// calling thread sums every piece in ascending order while helpers compute
+// the e values of pieces they claim, from the end of the row down; a piece
+// a helper has not finished when the caller reaches it is computed by the
+// caller itself into an alternate area (the same values), so the caller
+// never waits on a helper. Helpers read and write only a RowJob's buffers,
+// which the workspace owns and does not reuse while a helper is inside.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
+#include "exactsample/executor.hpp"
+#include "lib/executor.hpp"
 #include "lib/row_sums.hpp"
-#include "simd/exp_sum.hpp"
 #include "simd/exp_choice.hpp"
+#include "simd/exp_sum.hpp"
 #include "simd/max.hpp"
 
 namespace exactsample {
 
 // The most threads one row is split across (SampleOptions::threads beyond it
-// use this many): their per-thread state lives on the stack, so a call
-// allocates nothing.
+// use this many).
 inline constexpr int kMaxRowThreads = 64;
 
-// Step 1 with its check: simd::WidenMax over chunks; l_out null:
-// simd::CheckedMax (the f32 row is read, nothing stored).
+// Step 1 with its check: simd::WidenMax; l_out null: simd::CheckedMax (the
+// f32 row is read, nothing stored). Always on the calling thread, whatever
+// `threads` says: helpers never read the caller's row, which may be gone
+// when a late one runs.
 simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int threads);
+
+// The number of threads a row of n ids is split across for `threads` asked:
+// at least 16384 ids each, at most 64.
+int RowTeam(size_t n, int threads);
+
+class RowJob;
+
+// How a pass is split. threads > 1 needs a job (not Busy) and an alternate
+// area of n doubles; f64 sources and e_out must be memory the job's owner
+// keeps until the job is no longer Busy (never the caller's inputs). An
+// f32 source is the caller's row: a helper copies each piece it claims into
+// x_copy (n floats, the job owner's) and computes from the copy, and the
+// pass returns only once no helper is inside such a copy.
+struct RowThreads {
+  int threads = 1;
+  Executor* executor = nullptr;  // null: the library pool
+  RowJob* job = nullptr;
+  double* alt = nullptr;
+  float* x_copy = nullptr;
+};
 
 // Z = simd::ExpSum(src, n, divisor, shift, e_out, v) with e stored into e_out
 // (null: not stored, one thread only), computed piece by piece (RowPieces).
 // `storage` (RowPieces::kMaxCount + 1 entries) receives the running sums.
+// `patch` is the job when some piece's e values are in the alternate area.
 struct ExpSumResult {
   double z;
   RowSums sums;
+  RowJob* patch = nullptr;
 };
 ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift,
-                        double* e_out, simd::ExpVariant v, int threads,
+                        double* e_out, simd::ExpVariant v, const RowThreads& threads,
                         std::span<double> storage);
+
+// One threaded exp-sum pass: what helpers read (set before they can enter),
+// the pieces' states, and the caller's record of the pieces it took over.
+class RowJob final : public threads::Job {
+ public:
+  void Help() override;
+
+  // Whether a helper of an earlier pass may still be inside: its source and
+  // e buffers must not be reused then.
+  bool Busy() const { return ticket_.Busy(); }
+  void WaitIdle() const { ticket_.WaitIdle(); }
+
+  // After a pass: whether some piece's e values are in the alternate area.
+  bool Patched() const { return patches_ > 0; }
+  // The e values of piece k (e_out of the pass, or the alternate area).
+  const double* Piece(size_t k) const;
+  // The pass's e values as one array: e_out itself when no piece is left
+  // patched (a piece whose helper has since finished is e_out's again),
+  // else the alternate area, the other pieces copied into it.
+  double* Contiguous();
+
+ private:
+  friend ExpSumResult ExpSumPass(simd::ExpSource, size_t, double, double, double*,
+                                 simd::ExpVariant, const RowThreads&, std::span<double>);
+  enum State : uint8_t {
+    kFree,      // nobody has it
+    kHelper,    // a helper computes it into e_out
+    kDone,      // the helper's e values are in e_out
+    kCaller,    // the caller computed it into e_out
+    kTaken,     // the caller took it from a helper, into the alternate area
+    kLateDone,  // taken, and the helper has since finished e_out's copy too
+  };
+
+  // Read by helpers.
+  simd::ExpSource src_{};
+  double divisor_ = 1.0;
+  double shift_ = 0.0;
+  double* e_ = nullptr;
+  simd::ExpVariant v_{};
+  RowPieces pieces_{0, RowPieces::kMinLength, 0};
+  std::array<std::atomic<uint8_t>, RowPieces::kMaxCount> state_{};
+  std::atomic<ptrdiff_t> cursor_{-1};  // the next piece helpers try, going down
+  const float* x_ = nullptr;           // the caller's f32 row, or null
+  float* x_copy_ = nullptr;
+  std::atomic<int> copying_{0};        // helpers inside a copy of x_
+  threads::Ticket ticket_;
+
+  // The caller's alone.
+  double* alt_ = nullptr;
+  std::array<bool, RowPieces::kMaxCount> patched_{};
+  size_t patches_ = 0;
+  bool contiguous_ = false;  // every piece copied into alt_
+};
 
 }  // namespace exactsample

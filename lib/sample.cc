@@ -21,7 +21,7 @@ Result<std::monostate> validate(const Request& request) {
 
 Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
                      const SampleOptions& options) {
-  if (auto e = checks::ParamsAndIds(request)) return *e;
+  if (auto e = checks::ParamsAndIds(request, options.generated_checked)) return *e;
   Result<Token> token =
       options.engine == Engine::fast
           ? SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options)

@@ -18,6 +18,7 @@
 
 #include "exactsample/exactsample.hpp"
 #include "lib/kept_set.hpp"
+#include "lib/row_passes.hpp"
 #include "lib/row_sums.hpp"
 #include "lib/workspace.hpp"
 #include "simd/exp_choice.hpp"
@@ -71,6 +72,9 @@ struct LogprobSoftmax {
   double max;  // M: the first maximum in id order (its sign reaches l - M)
   double z;    // Z over all V ids; NaN when not computed
   std::optional<RowSums> sums;  // of the e values left in ws.e
+  // Not null when, split across threads, some pieces of those e values are
+  // in the pass's alternate area (RowJob::Piece, RowJob::Contiguous).
+  RowJob* patch = nullptr;
 
   double At(const Logits& logits, size_t id) const {
     return (logits.At(id) - max) - std::log(z);
@@ -107,15 +111,17 @@ struct MinPCut {
 std::optional<MinPCut> MinP(KeptSet& kept, double min_p, detail::WorkspaceImpl& ws);
 
 // Steps 9 and 11 for step 10's draw u: the entry of K the inverse CDF
-// returns. Decided from K's running sums when they decide it, else by the
-// walk.
+// returns. Decided from K's running sums when they decide it (reading the
+// one piece, patched or not), else by the walk (over K.e made contiguous).
 size_t Draw(const KeptSet& kept, double u);
 
 // Step 11 from running sums alone: the entry for e[0..n), z and u (see
 // simd::InverseCdf) when error bounds decide it from the sequential sums,
 // nullopt when they do not (u within about 4 n 2^-53 of a partial sum of q,
 // or u or z out of the range the bounds cover).
+// With `patch`, piece k's e values are patch->Piece(k) (e is not read).
 std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
-                                         const RowSums& sums);
+                                         const RowSums& sums,
+                                         const RowJob* patch = nullptr);
 
 }  // namespace exactsample

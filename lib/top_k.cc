@@ -20,13 +20,26 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   const double temperature = params.temperature;
   const double max_tempered = scalar_ref::Tempered(logits.max, temperature);
   const auto exp_sum_pass = [&](double* e) {
-    return ExpSumPass({l}, n, temperature, max_tempered, e, plan.exp, plan.threads,
-                      ws.sums);
+    return ExpSumPass({l}, n, temperature, max_tempered, e, plan.exp,
+                      ws.ForPass(plan.threads, n, ws.kept_job), ws.sums);
+  };
+  // K's e values as one array, unless only Draw reads them (f32_row: no
+  // top-p, min-p or trace), which reads the one piece it needs as it is.
+  const auto kept_set = [&](double* e, double z, std::optional<RowSums> sums,
+                            RowJob* patch) {
+    KeptSet kept{l, e, n, nullptr, z, sums, patch};
+    if (patch != nullptr && !plan.f32_row) {
+      kept.e = patch->Contiguous();
+      kept.patch = nullptr;
+    }
+    return kept;
   };
   if (!plan.top_k) {  // K is every id with a finite logit
-    if (plan.shared_softmax) return {l, ws.e.data(), n, nullptr, softmax.z, softmax.sums};
+    if (plan.shared_softmax) {
+      return kept_set(ws.e.data(), softmax.z, softmax.sums, softmax.patch);
+    }
     const ExpSumResult pass = exp_sum_pass(ws.e.data());
-    return {l, ws.e.data(), n, nullptr, pass.z, pass.sums};
+    return kept_set(ws.e.data(), pass.z, pass.sums, pass.patch);
   }
   // ws.top receives the first k ids of (t desc, id asc), in no set order.
   const size_t k = static_cast<size_t>(params.top_k);
@@ -37,17 +50,17 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   if (count > CompactCapacity(n)) {
     // Too many to compact: K stays in place, e zeroed after the k-th id.
     const int32_t last = ws.top[count - 1];
-    double* const e = ws.e.data();
-    exp_sum_pass(e);
+    const ExpSumResult pass = exp_sum_pass(ws.e.data());
+    double* const e = pass.patch != nullptr ? pass.patch->Contiguous() : ws.e.data();
     simd::ZeroAfter(l, temperature, e, n, scalar_ref::Tempered(l[last], temperature), last);
-    return {l, e, n, nullptr, simd::ExactSum(e, n), std::nullopt};
+    return {l, e, n, nullptr, simd::ExactSum(e, n), std::nullopt, nullptr};
   }
   std::sort(ws.top.begin(), ws.top.end());
   ws.top_l.resize(count);
   for (size_t j = 0; j < count; ++j) ws.top_l[j] = l[ws.top[j]];
   const double z = simd::ExpSum(ws.top_l.data(), count, temperature, max_tempered,
                                 ws.e.data(), plan.exp);
-  return {ws.top_l.data(), ws.e.data(), count, ws.top.data(), z, std::nullopt};
+  return {ws.top_l.data(), ws.e.data(), count, ws.top.data(), z, std::nullopt, nullptr};
 }
 
 }  // namespace exactsample

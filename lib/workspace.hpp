@@ -7,9 +7,13 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
+#include "lib/executor.hpp"
+#include "lib/row_passes.hpp"
 #include "lib/row_sums.hpp"
 
 namespace exactsample::detail {
@@ -25,6 +29,38 @@ struct WorkspaceImpl {
   std::vector<double> top_e;     // logits and e values
   std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
 
+  // Threads in one row (lib/row_passes.hpp). Helpers read l (or copy the
+  // f32 row's pieces into x_copy) and write e (or e_logprob) through the jobs; a buffer set with a helper still inside
+  // (one that was preempted and finishes after its call returned) is set
+  // aside and another used, and the destructor waits for such helpers.
+  std::vector<double> e_logprob;  // the logprob pass's e when steps 6 to 9 need others
+  std::vector<double> alt;        // the caller's pieces taken over from helpers
+  std::vector<float> x_copy;      // helpers' copies of the f32 row's pieces
+  std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
+  std::unique_ptr<RowJob> kept_job;     // step 9's pass, when it is another
+  struct RowBuffers {
+    std::vector<double> l, e, e_logprob;
+    std::vector<float> x_copy;
+    std::unique_ptr<RowJob> logprob_job, kept_job;
+  };
+  std::vector<RowBuffers> set_aside;
+  threads::SharedExecutor executor;  // null: the library pool
+
+  WorkspaceImpl() = default;
+  WorkspaceImpl(const WorkspaceImpl&) = delete;
+  WorkspaceImpl& operator=(const WorkspaceImpl&) = delete;
+  ~WorkspaceImpl() {
+    const auto wait = [](const std::unique_ptr<RowJob>& job) {
+      if (job) job->WaitIdle();
+    };
+    wait(logprob_job);
+    wait(kept_job);
+    for (RowBuffers& b : set_aside) {
+      wait(b.logprob_job);
+      wait(b.kept_job);
+    }
+  }
+
   // The same scratch as the int32 ids TopK keeps (signed and unsigned
   // views of one object may alias).
   std::span<int32_t> TopKScratch(size_t vocab) {
@@ -32,18 +68,63 @@ struct WorkspaceImpl {
   }
 
   void Reserve(size_t vocab) {
-    if (l.size() < vocab) {
-      l.resize(vocab);
-      e.resize(vocab);
-      ids.resize(vocab);
-      sums.resize(RowPieces::kMaxCount + 1);
+    if (Busy(logprob_job) || Busy(kept_job)) SetAside();
+    // Each on its own: a set of row buffers swapped in may be smaller or
+    // larger than the scratch that stays.
+    if (l.size() < vocab) l.resize(vocab);
+    if (e.size() < vocab) e.resize(vocab);
+    if (ids.size() < vocab) ids.resize(vocab);
+    if (sums.size() < RowPieces::kMaxCount + 1) sums.resize(RowPieces::kMaxCount + 1);
+  }
+
+  // What a pass split across `threads` needs; threads == 1: nothing. The
+  // buffers are grown (for the vocabulary Reserve saw) on the first call.
+  RowThreads ForPass(int threads, size_t n, std::unique_ptr<RowJob>& job) {
+    if (RowTeam(n, threads) == 1) return {};
+    if (!job) job = std::make_unique<RowJob>();
+    if (alt.size() < l.size()) alt.resize(l.size());
+    return {threads, executor.get(), job.get(), alt.data(), nullptr};
+  }
+  float* XCopy() {
+    if (x_copy.size() < l.size()) x_copy.resize(l.size());
+    return x_copy.data();
+  }
+  double* LogprobE() {
+    if (e_logprob.size() < l.size()) e_logprob.resize(l.size());
+    return e_logprob.data();
+  }
+
+ private:
+  static bool Busy(const std::unique_ptr<RowJob>& job) {
+    return job != nullptr && job->Busy();
+  }
+
+  // Swaps the current row buffers for a set nobody is inside (a new one
+  // when every set aside is still busy).
+  void SetAside() {
+    RowBuffers current{std::move(l), std::move(e), std::move(e_logprob),
+                       std::move(x_copy), std::move(logprob_job), std::move(kept_job)};
+    size_t k = 0;
+    while (k < set_aside.size() &&
+           (Busy(set_aside[k].logprob_job) || Busy(set_aside[k].kept_job))) {
+      ++k;
     }
+    if (k == set_aside.size()) set_aside.emplace_back();
+    RowBuffers& idle = set_aside[k];
+    l = std::move(idle.l);
+    e = std::move(idle.e);
+    e_logprob = std::move(idle.e_logprob);
+    x_copy = std::move(idle.x_copy);
+    logprob_job = std::move(idle.logprob_job);
+    kept_job = std::move(idle.kept_job);
+    idle = std::move(current);
   }
 };
 
 // The library's way into a Workspace (its friend).
 struct WorkspaceAccess {
   static WorkspaceImpl& Of(Workspace& workspace) { return *workspace.impl_; }
+  static BatchWorkspaceImpl& Of(BatchWorkspace& workspace) { return *workspace.impl_; }
   static std::unique_ptr<WorkspaceImpl> Make() {
     return std::make_unique<WorkspaceImpl>();
   }

@@ -23,8 +23,8 @@ Error Param(const char* field, const std::string& value, const char* rule) {
 }
 
 std::optional<Error> Ids(const char* field, std::span<const int32_t> ids,
-                         size_t vocab) {
-  for (size_t j = 0; j < ids.size(); ++j) {
+                         size_t vocab, size_t from = 0) {
+  for (size_t j = from; j < ids.size(); ++j) {
     if (ids[j] < 0 || static_cast<size_t>(ids[j]) >= vocab) {
       return Error{ErrorCode::invalid_ids, field,
                    std::string(field) + "[" + std::to_string(j) + "] = " +
@@ -62,7 +62,7 @@ std::optional<Error> BiasAndMask(const Request& request, size_t vocab) {
 
 }  // namespace
 
-std::optional<Error> ParamsAndIds(const Request& request) {
+std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked) {
   const size_t vocab = request.logits.size();
   if (vocab == 0) {
     return Error{ErrorCode::invalid_logits, "logits",
@@ -103,7 +103,7 @@ std::optional<Error> ParamsAndIds(const Request& request) {
     return Param("top_logprobs", std::to_string(p.top_logprobs), "must be in [0, 20]");
   }
   if (auto e = Ids("prompt", request.prompt, vocab)) return e;
-  if (auto e = Ids("generated", request.generated, vocab)) return e;
+  if (auto e = Ids("generated", request.generated, vocab, generated_checked)) return e;
   return BiasAndMask(request, vocab);
 }
 

@@ -11,9 +11,10 @@
 
 namespace exactsample::checks {
 
-// Empty logits, every SamplingParams field, prompt and generated ids, the
-// bias (ids, finite values) and the mask (ids, the bitmask's length).
-std::optional<Error> ParamsAndIds(const Request& request);
+// Empty logits, every SamplingParams field, prompt and generated ids (the
+// generated ones from index `generated_checked` on), the bias (ids, finite
+// values) and the mask (ids, the bitmask's length).
+std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked = 0);
 // The first NaN or +inf logit, or every logit -inf (ascending id scan).
 std::optional<Error> LogitValues(std::span<const float> logits);
 // Error for a logit found NaN or +inf at `id` (used by kernels that detect

@@ -152,8 +152,27 @@ ExpChoice ChooseExp() {
 }
 
 const ExpChoice& ProcessExp() {
-  static const ExpChoice choice = ChooseExp();
+  static const ExpChoice choice = [] {
+    // Probe in the default environment, whatever the first caller has set.
+    const int round = std::fegetround();
+    std::fesetround(FE_TONEAREST);
+#if defined(__x86_64__) || defined(__i386__)
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(0x1f80u | (csr & 0x3fu));
+#endif
+    ExpChoice c = ChooseExp();
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr(csr);
+#endif
+    std::fesetround(round);
+    return c;
+  }();
   return choice;
+}
+
+ExpVariant CallerExp() {
+  std::string why;
+  return DefaultFloatEnvironment(why) ? ProcessExp().variant : ExpVariant::libm;
 }
 
 const char* ToString(ExpVariant variant) {

@@ -20,12 +20,17 @@ struct ExpChoice {
   std::string reason;  // why, for logs and diagnostics
 };
 
-// Computed on first use (thread-safe), then fixed for the process. Chooses
-// libm when EXACTSAMPLE_FORCE_LIBM_EXP is set to a value other than "" or
-// "0", when the floating-point environment is not the default
-// (round-to-nearest, no FTZ/DAZ), or when std::exp matches neither replica
+// Computed on first use (thread-safe) in the default floating-point
+// environment (round-to-nearest, no FTZ/DAZ; the caller's is restored), then
+// fixed for the process. Chooses libm when EXACTSAMPLE_FORCE_LIBM_EXP is set
+// to a value other than "" or "0", or when std::exp matches neither replica
 // on every probe. Costs well under a millisecond.
 const ExpChoice& ProcessExp();
+
+// What a call from this thread uses: ProcessExp()'s variant in the default
+// environment, libm in any other (FTZ/DAZ or another rounding mode change
+// exp's results). Checked per call, in a few nanoseconds.
+ExpVariant CallerExp();
 
 // The same decision taken now, in this thread's floating-point environment;
 // ProcessExp() keeps the first one.

@@ -232,7 +232,7 @@ class AuditTest(cli_harness.TempDirTest):
         self.assertEqual(status, 2)
         self.assertIn("truncated data", err)
         for line, reason in [({"seed": 1, "top_k": 3}, 'unknown field "top_k"'),
-                             ({"seed": 1, "row": 2}, "row = 2"),
+                             ({"seed": 1, "row": 2}, "row: expected an integer in [0, 1], got 2"),
                              ({"steps": 1}, "seed")]:
             write_lines(self.path("r.jsonl"), [{"seed": 1}, line])
             status, _, err = audit("--logits", self.path("x.npy"), "--requests",

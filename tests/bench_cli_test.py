@@ -73,8 +73,8 @@ class BenchCliTest(cli_harness.TempDirTest):
     def test_options_shape_the_rows(self):
         rows = bench_json("--vocab", "2000", "--iters", "40", "--config", "topp",
                           "--engine", "fast", "--threads", "2", "--no-logprob")
-        self.assertEqual(len(rows), 1)
-        r = rows[0]
+        self.assertEqual([r["config"] for r in rows], ["floor", "topp"])  # the yardstick
+        r = rows[1]
         self.assertEqual((r["config"], r["engine"], r["threads"], r["logprob"], r["iters"]),
                          ("topp", "fast", 2, False, 40))
         rows = bench_json("--vocab", "2000", "--iters", "40", "--config", "minp",
@@ -85,8 +85,8 @@ class BenchCliTest(cli_harness.TempDirTest):
         # A list of thread counts: a fast row per count, in the order given.
         rows = bench_json("--vocab", "40000", "--iters", "3", "--config", "plain",
                           "--engine", "fast", "--threads", "1,2,3")
-        self.assertEqual([(r["engine"], r["threads"]) for r in rows],
-                         [("fast", 1), ("fast", 2), ("fast", 3)])
+        self.assertEqual([(r["config"], r["threads"]) for r in rows],
+                         [("floor", 1), ("plain", 1), ("plain", 2), ("plain", 3)])
 
     def test_row_seed_batch_and_contention(self):
         # Another seed of the standard row: the same kind of row, other times.
@@ -96,15 +96,15 @@ class BenchCliTest(cli_harness.TempDirTest):
         rows = bench_json("--vocab", "40000", "--iters", "4", "--config", "plain",
                           "--engine", "fast", "--threads", "1,2", "--batch", "3",
                           "--contend", "1")
-        self.assertEqual([(r["threads"], r["batch"], r["contend"]) for r in rows],
-                         [(1, 3, 1), (2, 3, 1)])
+        self.assertEqual([(r["config"], r["threads"], r["batch"], r["contend"]) for r in rows],
+                         [("floor", 1, 3, 1), ("plain", 1, 3, 1), ("plain", 2, 3, 1)])
         status, out, err = bench("--vocab", "2000", "--iters", "3", "--config", "plain",
                                  "--batch", "2", "--contend", "1")
         self.assertEqual(status, 0, err)
         self.assertIn("batches of 2 rows, 1 busy threads beside", out)
         rows = bench_json("--vocab", "2000", "--iters", "3", "--config", "plain",
                           "--engine", "fast")
-        self.assertEqual([(r["batch"], r["contend"]) for r in rows], [(0, 0)])
+        self.assertEqual([(r["batch"], r["contend"]) for r in rows], [(0, 0), (0, 0)])
 
     def test_every_supported_target(self):
         for target in supported_targets():
@@ -113,8 +113,9 @@ class BenchCliTest(cli_harness.TempDirTest):
             self.assertEqual([r["target"] for r in rows], [target])
             rows = bench_json("--vocab", "1000", "--iters", "2", "--config", "greedy",
                               "--target", target)
-            self.assertEqual([(r["engine"], r["target"]) for r in rows],
-                             [("reference", "scalar"), ("fast", target)])
+            self.assertEqual([(r["config"], r["engine"], r["target"]) for r in rows],
+                             [("floor", "fast", target), ("greedy", "reference", "scalar"),
+                              ("greedy", "fast", target)])
 
     def test_logits_file(self):
         values = [((i * 7919) % 1000) / 100.0 - 5.0 for i in range(3001)]

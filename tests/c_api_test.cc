@@ -119,8 +119,10 @@ TEST(CApi, BadArgumentsReturnStatusesWithMessages) {
 
   EXPECT_EQ(exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
   exactsample_sampler* none = nullptr;
-  EXPECT_EQ(exactsample_sampler_create(static_cast<exactsample_engine>(7), &none), EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(none, nullptr);
+  for (int engine : {7, -1, INT32_MIN}) {  // an int: no invalid enum value is loaded
+    EXPECT_EQ(exactsample_sampler_create(engine, &none), EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_EQ(none, nullptr);
+  }
   exactsample_sampler_destroy(nullptr);
   EXPECT_EQ(exactsample_rng_stream(1, 4, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_rng_advance(nullptr, 3), EXACTSAMPLE_INVALID_ARGUMENT);
@@ -176,6 +178,13 @@ TEST(CApi, BatchSamplesGoodRowsAndReportsBadOnes) {
   EXPECT_EQ(exactsample_sample_batch(s.s, nullptr, rows, vocab, stride, req.data(), out.data(), 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), 0, vocab, stride, nullptr, nullptr, 1), EXACTSAMPLE_OK);
+  // Row counts whose arrays cannot exist are bad arguments, not internal errors.
+  for (const size_t huge : {size_t{1} << 60, SIZE_MAX}) {
+    EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), huge, vocab, stride, req.data(), out.data(), 1),
+              EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("exceed the address space"),
+              std::string::npos);
+  }
   EXPECT_STREQ(exactsample_sampler_row_error(s.s, 99), "no such row in the last batch");
 }
 

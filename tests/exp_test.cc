@@ -279,6 +279,29 @@ TEST(ProcessExpTest, NonDefaultEnvironmentUsesLibm) {
   EXPECT_NE(ExpVariant::libm, ChooseExp().variant);  // restored
 }
 
+// The first caller's FTZ/DAZ does not decide the process's choice: the
+// probe runs in the default environment; only that caller's calls use libm.
+// Runs in a child, whose first ProcessExp() call comes from this test.
+TEST(ProcessExpTest, FirstCallerInFtzChild) {
+  if (std::getenv("EXACTSAMPLE_FTZ_FIRST") == nullptr) GTEST_SKIP() << "child only";
+#if defined(__x86_64__) || defined(__i386__)
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | 0x8040);  // FTZ and DAZ
+  const ExpChoice& choice = ProcessExp();
+  const ExpVariant caller = CallerExp();
+  EXPECT_EQ(csr | 0x8040, _mm_getcsr());  // the caller's mode is restored
+  _mm_setcsr(csr);
+  EXPECT_NE(ExpVariant::libm, choice.variant) << choice.reason;
+  EXPECT_EQ(ExpVariant::libm, caller);
+  EXPECT_EQ(choice.variant, CallerExp());
+#endif
+}
+
+TEST(ProcessExpTest, FirstCallerWithFtzDoesNotDecide) {
+  EXPECT_EQ(0, test::RunSelf("EXACTSAMPLE_FORCE_LIBM_EXP=0 EXACTSAMPLE_FTZ_FIRST=1",
+                             "ProcessExpTest.FirstCallerInFtzChild"));
+}
+
 TEST(ProcessExpTest, Names) {
   EXPECT_STREQ("fused", ToString(ExpVariant::fused));
   EXPECT_STREQ("unfused", ToString(ExpVariant::unfused));

@@ -1,5 +1,5 @@
-// The row split across threads (lib/row_passes.hpp) against the one-thread
-// kernel, for 1 to 4 threads: ExpSumPass's e values, Z and the running sums
+// The row split across threads (lib/row_passes.hpp, the library pool)
+// against the one-thread kernel, for 1 to 4 threads: ExpSumPass's e values, Z and the running sums
 // it leaves at each piece.
 #include "lib/row_passes.hpp"
 
@@ -26,8 +26,16 @@ struct Split {
 Split SumInThreads(const test::Row& row, double shift, int threads) {
   Split s{std::vector<double>(row.l.size()), std::vector<double>(RowPieces::kMaxCount + 1),
           {}};
+  RowJob job;
+  std::vector<double> alt(row.l.size());
   s.result = ExpSumPass({row.l.data()}, row.l.size(), row.divisor, shift, s.e.data(),
-                        simd::ProcessExp().variant, threads, s.prefix);
+                        simd::ProcessExp().variant, RowThreads{threads, nullptr, &job, alt.data()},
+                        s.prefix);
+  job.WaitIdle();  // a helper still inside writes only pieces the caller took over
+  if (s.result.patch != nullptr) {
+    const double* e = s.result.patch->Contiguous();
+    s.e.assign(e, e + row.l.size());
+  }
   return s;
 }
 

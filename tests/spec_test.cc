@@ -281,6 +281,25 @@ TEST_P(SpecTest, BadInputGivesAnErrorNamingFieldAndValue) {
   }
 }
 
+// SampleOptions::generated_checked: only ids from that index on are checked,
+// and the message keeps the id's index in the whole history.
+TEST_P(SpecTest, GeneratedCheckedSkipsOnlyTheCheckedPrefix) {
+  const std::vector<float> logits{1.0f, 2.0f, 3.0f};
+  const std::vector<int32_t> generated{0, 1, 2, 9};
+  for (size_t checked : {size_t{0}, size_t{2}, size_t{3}}) {
+    Pcg32 rng = stream(11, Purpose::sample);
+    const auto t = sample({logits, {}, generated, {}}, rng, ws_,
+                          {.engine = GetParam(), .generated_checked = checked});
+    ASSERT_FALSE(t) << checked;
+    EXPECT_NE(t.error().message.find("generated[3] = 9"), std::string::npos)
+        << t.error().message;
+  }
+  Pcg32 rng = stream(11, Purpose::sample);
+  const std::vector<int32_t> valid{0, 1, 2};
+  EXPECT_TRUE(sample({logits, {}, valid, {}}, rng, ws_,
+                     {.engine = GetParam(), .generated_checked = 99}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, SpecTest,
                          ::testing::Values(Engine::reference, Engine::fast),
                          [](const auto& info) {

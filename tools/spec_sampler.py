@@ -5,14 +5,17 @@ An independent oracle for the C++ engines: standard library only, Python
 floats (IEEE f64), math.exp and math.log (the platform's libm), explicit
 left-to-right loops (no sum(), no fsum), one visible block per spec step.
 
-    python3 tools/spec_sampler.py replay FILE
+    python3 tools/spec_sampler.py replay FILE    (- for standard input)
 
-FILE is {"cases": [...]}; each case has name, logits (numbers or strings
-such as "-inf", read as f64 then rounded to f32), params (optional; missing
-fields take the spec defaults), prompt (default []), seed (u64) and steps
-(default 12). Prints one JSON line per case, {"name", "ids", "logprobs",
-"processed_logprobs"} (and "top_logprobs" when params.top_logprobs > 0) or
-{"name", "error"}; exits 1 if any case failed, 2 on an unreadable file.
+FILE is {"cases": [...]}; each case has name, logits (numbers or numeric
+strings such as "-inf", read as f64 then rounded to f32; a finite value
+beyond the f32 range is an error), params (optional; missing fields take
+the spec defaults), prompt (default []), seed (u64) and steps (default 12,
+at most 65536). A numeric string is JSON number syntax or "inf", "-inf",
+"nan", as in the C++ reader. Prints one JSON line per case, {"name", "ids",
+"logprobs", "processed_logprobs"} (and "top_logprobs" when
+params.top_logprobs > 0) or {"name", "error"}; a rejected case is a
+result: exits 0, or 2 on an unreadable file.
 
 Beyond the spec, the library's rules (README): params.logit_bias ({"id":
 bias}), added to the widened logits after step 1; allowed_token_ids and
@@ -318,22 +321,48 @@ def sample(x, prompt, out, p, rng):
 # ---------------------------------------------------------------- replay
 
 
+MAX_STEPS = 65536
+NUMERIC = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
 def to_f64(v, what):
-    """A JSON number or a string such as "-inf" or "2.88", as an f64."""
+    """A JSON number or a numeric string ("-inf", "2.88"), as an f64."""
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise BadInput(f"{what}: not a number: {v!r}")
-    try:
-        return float(v)
-    except (ValueError, OverflowError):
-        raise BadInput(f"{what}: not a number: {v!r}") from None
+        raise BadInput(f"{what}: not a number: {type(v).__name__}")
+    if isinstance(v, str) and v not in ("inf", "-inf", "nan") and not NUMERIC.fullmatch(v):
+        raise BadInput(f"{what}: not a numeric string: {v[:40]!r}")
+    f = float(v)
+    if math.isinf(f) and not (isinstance(v, str) and "inf" in v):
+        raise BadInput(f"{what}: {v[:40]!r} is beyond the f64 range")
+    return f
 
 
-def to_f32(v):
-    """Rounds an f64 to the nearest f32 (ties to even), as a C cast does."""
+def to_f32(v, what="value"):
+    """Rounds an f64 to the nearest f32 (ties to even), as a C cast does; a
+    finite value beyond the f32 range is an error."""
     try:
         return struct.unpack("<f", struct.pack("<f", v))[0]
     except OverflowError:  # rounds beyond the largest f32
-        return math.copysign(math.inf, v)
+        raise BadInput(f"{what}: {v!r} is beyond the f32 range") from None
+
+
+def checked_float(text):
+    """json's number parsing, refusing numbers beyond the f64 range (the C++
+    reader refuses such files too)."""
+    f = float(text)
+    if math.isinf(f):
+        raise ValueError(f"number overflow parsing {text[:40]!r}")
+    return f
+
+
+def checked_int(text):
+    """Integers beyond 64 bits are read as floats, as the C++ reader does."""
+    v = int(text)
+    return v if -(1 << 63) <= v <= U64 else checked_float(text)
+
+
+def refuse_constant(name):
+    raise ValueError(f"{name} is not JSON")
 
 
 def to_int(v, what, lo, hi):
@@ -342,13 +371,18 @@ def to_int(v, what, lo, hi):
     return v
 
 
-def read_ids(v, what):
+def read_id(v, what, V):
+    """An id in [0, V), as the C++ reader takes it (any int32 when V = 0)."""
+    return to_int(v, what, 0, V - 1) if V > 0 else to_int(v, what, 0, (1 << 31) - 1)
+
+
+def read_ids(v, what, V):
     if not isinstance(v, list):
         raise BadInput(f"{what}: must be a list")
-    return [to_int(v[j], f"{what}[{j}]", -(1 << 31), (1 << 31) - 1) for j in range(len(v))]
+    return [read_id(v[j], f"{what}[{j}]", V) for j in range(len(v))]
 
 
-def read_bias(v):
+def read_bias(v, V):
     """logit_bias: an object whose keys are id strings (OpenAI's form)."""
     if not isinstance(v, dict):
         raise BadInput("logit_bias: must be an object")
@@ -356,7 +390,7 @@ def read_bias(v):
     for key, b in v.items():
         if not re.fullmatch(r"-?[0-9]+", key):
             raise BadInput(f"logit_bias: key {key!r} is not an id")
-        bias[to_int(int(key), f"logit_bias key {key!r}", -(1 << 31), (1 << 31) - 1)] = \
+        bias[read_id(int(key), f"logit_bias key {key!r}", V)] = \
             to_f64(b, f"logit_bias[{key!r}]")
     return bias
 
@@ -368,7 +402,8 @@ def read_case(case):
     logits = case.get("logits")
     if not isinstance(logits, list):
         raise BadInput("logits: must be a list")
-    x = [to_f32(to_f64(logits[i], f"logits[{i}]")) for i in range(len(logits))]
+    x = [to_f32(to_f64(logits[i], f"logits[{i}]"), f"logits[{i}]")
+         for i in range(len(logits))]
     params = dict(DEFAULTS)
     given = case.get("params", {})
     if not isinstance(given, dict):
@@ -379,18 +414,14 @@ def read_case(case):
         if name in ("top_k", "top_logprobs"):
             params[name] = to_int(value, name, -(1 << 63), (1 << 63) - 1)
         elif name == "logit_bias":
-            params[name] = read_bias(value)
+            params[name] = read_bias(value, len(x))
         elif name in ("allowed_token_ids", "banned_token_ids"):
-            params[name] = read_ids(value, name)
+            params[name] = read_ids(value, name, len(x))
         else:
             params[name] = to_f64(value, name)
-    prompt = case.get("prompt", [])
-    if not isinstance(prompt, list):
-        raise BadInput("prompt: must be a list")
-    prompt = [to_int(prompt[j], f"prompt[{j}]", -(1 << 31), (1 << 31) - 1)
-              for j in range(len(prompt))]
+    prompt = read_ids(case.get("prompt", []), "prompt", len(x))
     seed = to_int(case.get("seed"), "seed", 0, U64)
-    steps = to_int(case.get("steps", 12), "steps", 0, (1 << 31) - 1)
+    steps = to_int(case.get("steps", 12), "steps", 0, MAX_STEPS)
     return x, prompt, params, seed, steps
 
 
@@ -421,19 +452,17 @@ def main(argv):
         print("usage: spec_sampler.py replay FILE", file=sys.stderr)
         return 2
     try:
-        with open(argv[2], encoding="utf-8") as f:
-            cases = json.load(f)["cases"]
+        with (open(argv[2], encoding="utf-8") if argv[2] != "-" else sys.stdin) as f:
+            cases = json.load(f, parse_float=checked_float, parse_int=checked_int,
+                              parse_constant=refuse_constant)["cases"]
         if not isinstance(cases, list):
             raise TypeError("cases must be a list")
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
         print(f"spec_sampler.py: cannot read {argv[2]}: {e}", file=sys.stderr)
         return 2
-    failed = 0
     for case in cases:
-        result = replay_case(case)
-        failed += "error" in result
-        print(json.dumps(result), flush=False)
-    return 1 if failed else 0
+        print(json.dumps(replay_case(case)), flush=True)
+    return 0
 
 
 if __name__ == "__main__":

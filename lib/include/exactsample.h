@@ -4,7 +4,7 @@
  * Threading: an exactsample_sampler holds scratch memory and the last error
  * message; use one per thread (or guard it). Different samplers may be used
  * from different threads at once. exactsample_sample_batch spreads rows over
- * OpenMP threads itself. exactsample_testing_force_target (for audits,
+ * helper threads itself (the library pool, or the sampler's executor). exactsample_testing_force_target (for audits,
  * tests and benchmarks) is process-wide: call it before sampling starts,
  * not while other threads sample. Generators
  * (exactsample_rng) are plain values owned by the caller; a row's generator
@@ -144,8 +144,10 @@ EXACTSAMPLE_API exactsample_status exactsample_rng_advance(exactsample_rng* rng,
 EXACTSAMPLE_API exactsample_status exactsample_rng_next_u32(exactsample_rng* rng,
                                                             uint32_t* out);
 
+/* engine: an exactsample_engine value, taken as an int so that any other
+ * value is an error (EXACTSAMPLE_INVALID_ARGUMENT) and not undefined. */
 EXACTSAMPLE_API exactsample_status exactsample_sampler_create(
-    exactsample_engine engine, exactsample_sampler** out);
+    int engine, exactsample_sampler** out);
 EXACTSAMPLE_API void exactsample_sampler_destroy(exactsample_sampler* sampler);
 /* Threads that split one row's work in exactsample_sample (the fast
  * engine's SampleOptions::threads; 1 after create): 1 to 64. Results are
@@ -185,8 +187,8 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_ex(
 /* One token per row of a rows x vocab matrix whose row i starts at
  * logits + i * row_stride (row_stride >= vocab floats). results[i] gets the
  * row's status, id and logprob; a bad row does not stop the others, and
- * exactsample_sampler_row_error gives its message. threads <= 0: OpenMP's
- * default. Returns EXACTSAMPLE_OK when every row was sampled, else the
+ * exactsample_sampler_row_error gives its message. threads <= 0: the
+ * hardware's thread count. Returns EXACTSAMPLE_OK when every row was sampled, else the
  * first failing row's status (or INVALID_ARGUMENT for bad arguments). */
 EXACTSAMPLE_API exactsample_status exactsample_sample_batch(
     exactsample_sampler* sampler, const float* logits, size_t rows,
@@ -213,6 +215,30 @@ EXACTSAMPLE_API int exactsample_target_supported(size_t index);
  * best supported target). */
 EXACTSAMPLE_API exactsample_status exactsample_testing_force_target(
     const char* name);
+
+/* Threads. A batch (and a row split across threads) uses helper threads
+ * from the library's pool by default: created on first use, as many as the
+ * largest team asked for, asleep when idle, joined at exit. A host that runs
+ * its own threads lends them instead with an executor: submit must arrange
+ * for task(arg) to run n times on the host's threads, at any time or never,
+ * and must not run it on the calling thread before returning. The library
+ * never waits for a task to start: what no task has done when the caller
+ * runs out of work, the caller does itself, and a task that runs after its
+ * call returned does nothing. */
+typedef struct exactsample_executor {
+  void* user;
+  void (*submit)(void* user, size_t n, void (*task)(void* arg), void* arg);
+} exactsample_executor;
+
+/* The executor this sampler's calls use from now on (the struct is
+ * copied; `user` must stay valid while calls run). NULL restores the
+ * library pool. INVALID_ARGUMENT when submit is NULL. */
+EXACTSAMPLE_API exactsample_status exactsample_sampler_set_executor(
+    exactsample_sampler* sampler, const exactsample_executor* executor);
+
+/* Joins the library pool's threads now (a later call starts them again);
+ * call it while no sampling call runs. */
+EXACTSAMPLE_API void exactsample_shutdown_pool(void);
 
 #ifdef __cplusplus
 }

@@ -68,7 +68,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Bytes b(data, size);
   SamplingParams p;
   p.temperature = Param(b, 1.0, 0.0, 4.0);
-  p.top_k = b.Take<uint8_t>() < 128 ? 0 : b.Take<uint8_t>();
+  // Off, small, or at least 4096 (top-k's radix sort of its candidates).
+  const uint8_t k_mode = b.Take<uint8_t>();
+  p.top_k = k_mode < 128   ? 0
+            : k_mode < 224 ? b.Take<uint8_t>()
+                           : 4096 + b.Take<uint16_t>() % 4096;
   p.top_p = Param(b, 1.0, 0.0, 1.0);
   p.min_p = Param(b, 0.0, 0.0, 1.0);
   p.repetition_penalty = Param(b, 1.0, 0.5, 2.0);
@@ -93,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<int32_t> history(b.Take<uint8_t>() % 8);
   std::vector<float> logits;
   // Logits: small codes for ties and masks, raw floats for everything else.
-  while (b.Left() > 0 && logits.size() < 4096) {
+  while (b.Left() > 0 && logits.size() < 16384) {
     const uint8_t code = b.Take<uint8_t>();
     logits.push_back(code < 64    ? static_cast<float>(code % 8) * 0.5f
                      : code < 80  ? -INFINITY

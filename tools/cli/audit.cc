@@ -3,6 +3,7 @@
 // against another implementation's output when --against is given.
 #include "tools/cli/audit.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -32,6 +33,12 @@ std::vector<std::string> SupportedTargets() {
 }  // namespace
 
 int Audit(const AuditOptions& o) {
+  const std::string* files[] = {&o.replay, &o.logits, &o.requests, &o.against,
+                                &o.greedy_streams};
+  if (std::count_if(std::begin(files), std::end(files),
+                    [](const std::string* f) { return *f == "-"; }) > 1) {
+    return BadInput("only one input can be - (standard input)");
+  }
   if (!o.greedy_streams.empty()) return AuditGreedyStreams(o);
   const auto start = std::chrono::steady_clock::now();
   const auto inputs = LoadAuditInputs(o);
@@ -88,8 +95,7 @@ int Audit(const AuditOptions& o) {
   summary["rejected"] = report.rejected();
   summary["time_s"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.Summary(summary);
-  return report.mismatches() == 0 ? 0 : 1;
+  return report.Summary(summary, tokens);
 }
 
 }  // namespace exactsample::cli

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "tools/cli/json_lines.hpp"
+#include "tools/cli/json_values.hpp"
 
 namespace exactsample::cli {
 namespace {
@@ -61,7 +62,7 @@ std::string ParseOther(const json& j, OtherResult& out) {
     out.name = j["name"].get<std::string>();
   }
   if (j.contains("error")) {
-    out.error = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
+    out.error = j["error"].is_string() ? j["error"].get<std::string>() : Brief(j["error"]);
     return "";
   }
   if (!j.contains("ids") || !j["ids"].is_array() || !j.contains("logprobs") ||
@@ -69,14 +70,12 @@ std::string ParseOther(const json& j, OtherResult& out) {
     return "expected \"ids\" and \"logprobs\" arrays of one length, or \"error\"";
   }
   for (size_t t = 0; t < j["ids"].size(); ++t) {
-    const json& id = j["ids"][t];
+    const auto id = ParseInt(j["ids"][t], "ids[" + std::to_string(t) + "]", INT32_MIN,
+                             INT32_MAX);
+    if (!id) return id.error().message;
     const json& lp = j["logprobs"][t];
-    if (!id.is_number_integer() || id.get<int64_t>() < INT32_MIN ||
-        id.get<int64_t>() > INT32_MAX) {
-      return "ids[" + std::to_string(t) + "] = " + id.dump() + ": not an int32";
-    }
     if (!lp.is_number()) return "logprobs[" + std::to_string(t) + "]: not a number";
-    out.tokens.push_back({id.get<int32_t>(), lp.get<double>()});
+    out.tokens.push_back({static_cast<int32_t>(*id), lp.get<double>()});
   }
   return ParseOutputs(j, out);
 }

@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/cli/audit.hpp"
+#include "tools/cli/option_checks.hpp"
+#include "tools/cli/replay_format.hpp"
 
 namespace exactsample::cli {
 
@@ -33,9 +35,12 @@ CLI::App* AddAuditCommand(CLI::App& app, AuditOptions& o) {
       audit->add_option("--repetition-penalty", p.repetition_penalty),
       audit->add_option("--presence-penalty", p.presence_penalty),
       audit->add_option("--frequency-penalty", p.frequency_penalty),
-      audit->add_option("--seed", o.seed, "unsigned 64-bit; stream(seed, 4)"),
-      audit->add_option("--steps", o.steps, "tokens per request (default 12)")
-          ->check(CLI::NonNegativeNumber)};
+      audit->add_option("--seed", o.seed, "unsigned 64-bit; stream(seed, 4)")
+          ->check(Unsigned64()),
+      audit->add_option("--steps", o.steps,
+                        "tokens per request (default 12, at most " +
+                            std::to_string(kMaxSteps) + ")")
+          ->check(CLI::Range(int64_t{0}, kMaxSteps))};
   for (CLI::Option* f : flags) f->group(group)->needs(logits)->excludes(requests);
 
   auto* against = audit->add_option(
@@ -51,7 +56,7 @@ CLI::App* AddAuditCommand(CLI::App& app, AuditOptions& o) {
   audit->add_option("--tie-tolerance", o.tie_tolerance,
                     "near-tie if |l[a] - l[b]| <= this times the row's logit "
                     "range (default 1e-3)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(FiniteNonNegative())
       ->needs(greedy);
 
   audit->add_flag("--json", o.json,

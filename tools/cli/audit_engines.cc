@@ -12,11 +12,14 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
   }
   Pcg32 rng = stream(request.seed, Purpose::sample);
   std::vector<int32_t> generated = request.generated;
+  size_t checked = 0;
   for (int64_t step = 0; step < request.steps; ++step) {
     const Request req =
         request.lists.With({request.logits, request.prompt, generated, request.params});
     TracedToken traced;
-    const auto t = sample(req, rng, ws, {.engine = engine, .trace = &traced.trace});
+    const auto t = sample(req, rng, ws,
+                          {.engine = engine, .trace = &traced.trace,
+                           .generated_checked = checked});
     if (!t) {
       run.error = t.error();
       break;
@@ -24,6 +27,7 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
     traced.token = *t;
     traced.draws_u32 = rng.draws_u32();
     generated.push_back(t->id);
+    checked = generated.size();  // only new ids are checked
     run.tokens.push_back(std::move(traced));
   }
   return run;

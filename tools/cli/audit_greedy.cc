@@ -33,9 +33,8 @@ Result<GreedyStream> ParseStream(const json& j, const std::filesystem::path& fol
   if (!j.contains("logits") || !j["logits"].is_string()) {
     return Bad("logits: missing or not the path of a .npy file");
   }
-  if (auto e = npy::Read((folder / j["logits"].get<std::string>()).string(), rows)) {
-    return *e;
-  }
+  const std::string npy_path = (folder / j["logits"].get<std::string>()).string();
+  if (auto e = npy::Read(npy_path, rows)) return *e;
   GreedyStream s;
   for (size_t t = 0; t < rows.rows; ++t) s.rows.push_back(rows.row(t));
   s.params.temperature = 0.0;
@@ -47,6 +46,11 @@ Result<GreedyStream> ParseStream(const json& j, const std::filesystem::path& fol
                             std::pair{"generated", &s.generated}}) {
     if (!j.contains(field)) continue;
     if (auto e = ParseIds(j[field], field, rows.cols, *ids); !e) return e.error();
+  }
+  if (s.other_ids.size() > rows.rows) {
+    return Bad("ids: " + std::to_string(s.other_ids.size()) + " ids for the " +
+               std::to_string(rows.rows) + " rows of " + npy_path +
+               "; give one row of logits per step");
   }
   return s;
 }
@@ -87,7 +91,7 @@ int AuditGreedyStreams(const AuditOptions& o) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.Summary({{"mode", "greedy-streams"},
+  return report.Summary({{"mode", "greedy-streams"},
                   {"streams", lines->size()},
                   {"steps_compared", steps},
                   {"steps_agreed", steps_agreed},
@@ -95,8 +99,8 @@ int AuditGreedyStreams(const AuditOptions& o) {
                   {"near_ties", report.near_ties()},
                   {"divergences", report.divergences()},
                   {"tie_tolerance", o.tie_tolerance},
-                  {"time_s", seconds}});
-  return report.divergences() == 0 ? 0 : 1;
+                  {"time_s", seconds}},
+                        steps);
 }
 
 }  // namespace exactsample::cli

@@ -58,12 +58,8 @@ Result<AuditRequest> ParseRequest(const json& j, size_t index,
   r.name = r.named ? j["name"].get<std::string>() : "request " + std::to_string(index);
   size_t row = index % m.rows;
   if (j.contains("row")) {
-    const auto v = ParseInt(j["row"], "row");
+    const auto v = ParseInt(j["row"], "row", 0, static_cast<int64_t>(m.rows) - 1);
     if (!v) return v.error();
-    if (*v < 0 || static_cast<uint64_t>(*v) >= m.rows) {
-      return Bad("row = " + std::to_string(*v) + ": the logits have " +
-                 std::to_string(m.rows) + " rows");
-    }
     row = static_cast<size_t>(*v);
   }
   r.logits = m.row(row);
@@ -75,16 +71,7 @@ Result<AuditRequest> ParseRequest(const json& j, size_t index,
     if (!j.contains(field)) continue;
     if (auto e = ParseIds(j[field], field, m.cols, *ids); !e) return e.error();
   }
-  if (!j.contains("seed") || !j["seed"].is_number_unsigned()) {
-    return Bad("seed: missing or not an unsigned 64-bit integer");
-  }
-  r.seed = j["seed"].get<uint64_t>();
-  if (j.contains("steps")) {
-    const auto steps = ParseInt(j["steps"], "steps");
-    if (!steps) return steps.error();
-    if (*steps < 0) return Bad("steps: " + std::to_string(*steps) + " is negative");
-    r.steps = *steps;
-  }
+  if (auto e = ParseSeedAndSteps(j, r.seed, r.steps); !e) return e.error();
   return r;
 }
 
@@ -93,6 +80,11 @@ Result<AuditInputs> FromNpy(const AuditOptions& o) {
   if (auto e = npy::Read(o.logits, in.matrix)) return *e;
   if (in.matrix.rows == 0) return Bad(o.logits + ": no rows");
   if (o.requests.empty()) {  // the flags, for every row
+    // Checked once here: a bad flag is bad usage, not a request every side rejects.
+    const float one_logit = 0.0f;
+    if (auto v = validate(Request{{&one_logit, 1}, {}, {}, o.params}); !v) {
+      return Bad("bad flag: " + v.error().message);
+    }
     for (size_t i = 0; i < in.matrix.rows; ++i) {
       AuditRequest r;
       r.name = "row " + std::to_string(i);

@@ -124,9 +124,10 @@ std::string HexBits(double v) {
 
 void AuditReport::Emit(const ordered_json& finding, const std::string& text) {
   if (json_) {
-    std::cout << finding.dump() << "\n";
+    std::cout << finding.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << std::endl;
   } else {
-    std::cout << text;
+    std::cout << text << std::flush;
   }
 }
 
@@ -230,9 +231,9 @@ void AuditReport::Greedy(const RequestRef& r, const GreedyVerdict& v, double tol
               "; comparison stops here\n");
 }
 
-void AuditReport::Summary(ordered_json summary) {
+int AuditReport::Summary(ordered_json summary, size_t compared) {
   const bool pass = mismatches_ == 0 && divergences_ == 0;
-  summary["result"] = pass ? "pass" : "fail";
+  summary["result"] = compared == 0 ? "nothing compared" : pass ? "pass" : "fail";
   ordered_json f{{"kind", "summary"}};
   f.update(summary);
   std::string text = "summary:";
@@ -240,6 +241,12 @@ void AuditReport::Summary(ordered_json summary) {
     text += "\n  " + key + ": " + SummaryText(value);
   }
   Emit(f, text + "\n");
+  if (compared == 0) {
+    std::cerr << "exactsample audit: nothing compared: no request produced a token "
+                 "(no requests, every one rejected, or steps 0)\n";
+    return 2;
+  }
+  return pass ? 0 : 1;
 }
 
 }  // namespace exactsample::cli

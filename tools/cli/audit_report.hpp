@@ -40,8 +40,11 @@ class AuditReport {
   void Rejected(const RequestRef& r, const std::string& message);
   // A greedy stream's near-tie or real divergence.
   void Greedy(const RequestRef& r, const GreedyVerdict& v, double tolerance);
-  // The summary object; "result" is added from the counts.
-  void Summary(nlohmann::ordered_json summary);
+  // Prints the summary object with "result" added from the counts ("pass",
+  // "fail", or "nothing compared" when `compared` is 0 tokens or steps) and
+  // returns the exit status: 0 pass, 1 fail, 2 nothing compared (with the
+  // reason on stderr).
+  int Summary(nlohmann::ordered_json summary, size_t compared);
 
   size_t mismatches() const { return mismatches_; }
   size_t rejected() const { return rejected_; }

@@ -5,13 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <iterator>
 #include <list>
 #include <memory>
 #include <thread>
@@ -22,6 +19,7 @@
 #include "tools/lib/floor_pass.hpp"
 #include "tools/lib/standard_inputs.hpp"
 #include "tools/cli/bench_report.hpp"
+#include "tools/cli/bench_row.hpp"
 
 namespace exactsample::cli {
 namespace {
@@ -29,30 +27,6 @@ namespace {
 int BadInput(const std::string& message) {
   std::cerr << "exactsample bench: " << message << "\n";
   return 2;
-}
-
-// The file's bytes as little-endian f32 values, whatever the host's order.
-Result<std::vector<float>> ReadRawF32(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::invalid_logits, "logits", path + ": cannot open"};
-  const std::string bytes{std::istreambuf_iterator<char>(in), {}};
-  if (bytes.empty()) {
-    return Error{ErrorCode::invalid_logits, "logits", path + ": empty, no logits"};
-  }
-  if (bytes.size() % 4 != 0) {
-    return Error{ErrorCode::invalid_logits, "logits",
-                 path + ": " + std::to_string(bytes.size()) +
-                     " bytes is not a multiple of 4 (raw little-endian f32 values)"};
-  }
-  std::vector<float> x(bytes.size() / 4);
-  for (size_t i = 0; i < x.size(); ++i) {
-    uint32_t word = 0;
-    for (int b = 3; b >= 0; --b) {
-      word = word << 8 | static_cast<uint8_t>(bytes[4 * i + static_cast<size_t>(b)]);
-    }
-    x[i] = std::bit_cast<float>(word);
-  }
-  return x;
 }
 
 std::string BestTarget() {
@@ -105,7 +79,7 @@ void Measure(std::vector<Cell>& cells) {
   int rounds = 0;
   for (Cell& c : cells) {
     rounds = std::max(rounds, c.row.iters);
-    c.call();  // untimed: workspaces grown, OpenMP threads started
+    c.call();  // untimed: workspaces grown, helper threads started
   }
   for (int r = 0; r < rounds; ++r) {
     for (size_t j = 0; j < cells.size(); ++j) {
@@ -171,17 +145,26 @@ int Bench(const BenchOptions& o) {
   if (o.logits.empty()) {
     logits = StandardRow(o.vocab, o.row_seed != 0 ? o.row_seed : kStandardRowSeed);
   } else {
-    auto read = ReadRawF32(o.logits);
+    auto read = ReadBenchRow(o.logits);
     if (!read) return BadInput(read.error().message);
-    logits = *read;
+    logits = std::move(*read);
   }
   if (auto v = validate(Request{logits, {}, {}, {}}); !v) {
     return BadInput(v.error().message);
   }
   if (auto r = testing::force_target(o.target); !r) return BadInput(r.error().message);
   const std::string target = o.target.empty() ? BestTarget() : o.target;
+  const auto listed = [&](const std::string& config) {
+    return o.configs.empty() ||
+           std::find(o.configs.begin(), o.configs.end(), config) != o.configs.end();
+  };
+  // The floor is the yardstick of fast/floor: it comes with any fast row.
+  const bool fast_rows =
+      o.engine != "reference" &&
+      std::any_of(StandardConfigs().begin(), StandardConfigs().end(),
+                  [&](const StandardConfig& c) { return listed(c.name); });
   const auto wanted = [&](const std::string& config) {
-    return o.config.empty() || o.config == config;
+    return listed(config) || (config == "floor" && fast_rows);
   };
 
   // What the cells' calls use; kept here, alive and in place, until the end.

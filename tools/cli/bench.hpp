@@ -17,9 +17,10 @@ namespace exactsample::cli {
 
 struct BenchOptions {
   size_t vocab = 128256;        // the standard row's size
-  std::string logits;           // raw little-endian f32 file instead of the standard row
+  std::string logits;           // .npy (one row) or raw little-endian .f32 file instead
   uint64_t row_seed = 0;        // the standard row's seed (0: kStandardRowSeed)
-  std::string config;           // "" = the six configurations, floor and floor-scalar
+  std::vector<std::string> configs;  // row kinds; empty = the six configurations,
+                                     // floor and floor-scalar
   std::string engine = "both";  // reference, fast or both
   std::string target;           // "" = the best supported
   std::vector<int> threads{1};  // SampleOptions::threads of the fast engine, a row each

@@ -3,6 +3,7 @@
 
 #include "tools/lib/standard_inputs.hpp"
 #include "tools/cli/bench.hpp"
+#include "tools/cli/option_checks.hpp"
 
 namespace exactsample::cli {
 
@@ -19,19 +20,24 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
   auto* row_seed = bench->add_option(
       "--row-seed", o.row_seed,
       "seed of the standard row (default " + std::to_string(kStandardRowSeed) +
-          "): the same kind of row, other values");
+          "): the same kind of row, other values")
+      ->check(Unsigned64());
   bench
       ->add_option("--logits", o.logits,
-                   "raw little-endian f32 file of V logits instead of the standard row")
+                   "one row of logits instead of the standard row: FILE.npy (shape "
+                   "(V,) or (1, V), f32 or f64) or FILE.f32 (raw little-endian f32); "
+                   "- reads a .npy from standard input")
       ->excludes(vocab)
       ->excludes(row_seed);
 
   std::vector<std::string> configs{"floor", "floor-scalar"};
   for (const StandardConfig& c : StandardConfigs()) configs.push_back(c.name);
   bench
-      ->add_option("--config", o.config,
-                   "one of plain, topk40, topp, minp, full, greedy, floor, "
-                   "floor-scalar (default: all)")
+      ->add_option("--config", o.configs,
+                   "comma-separated row kinds: plain, topk40, topp, minp, full, "
+                   "greedy, floor, floor-scalar (default: all); the floor comes "
+                   "with any configuration's fast rows")
+      ->delimiter(',')
       ->check(CLI::IsMember(configs));
   bench
       ->add_option("--engine", o.engine,
@@ -42,7 +48,7 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                     "`targets`; default: the best supported)");
   bench
       ->add_option("--threads", o.threads,
-                   "OpenMP threads splitting one row in the fast engine (default "
+                   "threads splitting one row in the fast engine (default "
                    "1); a comma-separated list times each count, interleaved")
       ->delimiter(',')
       ->check(CLI::Range(1, 1024));

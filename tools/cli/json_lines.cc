@@ -1,22 +1,23 @@
 #include "tools/cli/json_lines.hpp"
 
-#include <fstream>
+#include <sstream>
+
+#include "tools/cli/json_values.hpp"
+#include "tools/lib/input_file.hpp"
 
 namespace exactsample::cli {
 
 Result<std::vector<JsonLine>> ReadJsonLines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{ErrorCode::invalid_parameter, "file", path + ": cannot open"};
+  const auto bytes = ReadInputFile(path);
+  if (!bytes) return bytes.error();
+  std::istringstream in(*bytes);
   std::vector<JsonLine> lines;
   std::string text;
   for (size_t n = 1; std::getline(in, text); ++n) {
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      lines.push_back({n, nlohmann::json::parse(text)});
-    } catch (const nlohmann::json::exception& e) {
-      return Error{ErrorCode::invalid_parameter, "file",
-                   path + " line " + std::to_string(n) + ": not JSON: " + e.what()};
-    }
+    auto value = ParseJson(text, path + " line " + std::to_string(n));
+    if (!value) return value.error();
+    lines.push_back({n, std::move(*value)});
   }
   return lines;
 }

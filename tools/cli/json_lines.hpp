@@ -15,7 +15,8 @@ struct JsonLine {
   nlohmann::json value;
 };
 
-// Every non-blank line parsed, or an error naming the file and the line.
+// Every non-blank line parsed ("-": standard input), or an error naming the
+// file and the line.
 Result<std::vector<JsonLine>> ReadJsonLines(const std::string& path);
 
 // "FILE line N: " for messages about one line.

@@ -1,7 +1,9 @@
 // exactsample: replay case files, audit parity, run the demo, time the
 // sampler, list the SIMD targets.
 #include <CLI/CLI.hpp>
-#include <map>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
 
 #include "exactsample/version.h"
 
@@ -17,15 +19,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "exactsample " EXACTSAMPLE_VERSION_STRING,
                        "Print the version and exit");
 
-  const std::map<std::string, Engine> engines{{"reference", Engine::reference},
-                                              {"fast", Engine::fast}};
   cli::EngineChoice choice;
-  std::string file;
+  std::string file, engine = "fast";
   auto* replay = app.add_subcommand(
       "replay", "Sample every case of a replay file; one JSON line per case");
-  replay->add_option("FILE", file, "JSON object {\"cases\": [...]}")->required();
-  replay->add_option("--engine", choice.engine, "reference or fast")
-      ->transform(CLI::CheckedTransformer(engines, CLI::ignore_case));
+  replay->add_option("FILE", file, "JSON object {\"cases\": [...]}; - for standard input")
+      ->required();
+  replay->add_option("--engine", engine, "fast (default) or reference")
+      ->check(CLI::IsMember({"fast", "reference"}));
   replay->add_option("--target", choice.target,
                      "run the fast engine on this SIMD target (see `targets`)");
 
@@ -50,6 +51,14 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  choice.engine = engine == "reference" ? Engine::reference : Engine::fast;
+  // Out of memory anywhere: say so and exit 2 at once, without unwinding
+  // (nlohmann's destructors allocate, so unwinding could fail again). Lines
+  // already printed were flushed.
+  std::set_new_handler([] {
+    std::fputs("exactsample: out of memory\n", stderr);
+    std::_Exit(2);
+  });
   if (*replay) return cli::Replay(file, choice);
   if (*audit) return cli::Audit(audit_options);
   if (*bench) return cli::Bench(bench_options);

@@ -16,12 +16,14 @@ Result<std::vector<Token>> RunCase(const ReplayCase& c, Workspace& ws,
   Pcg32 rng = stream(c.seed, Purpose::sample);
   std::vector<int32_t> generated;
   std::vector<Token> tokens;
+  SampleOptions checked = options;
   for (int64_t step = 0; step < c.steps; ++step) {
     const Request req = c.lists.With({c.logits, c.prompt, generated, c.params});
-    const auto t = sample(req, rng, ws, options);
+    const auto t = sample(req, rng, ws, checked);
     if (!t) return t.error();
     tokens.push_back(*t);
     generated.push_back(t->id);
+    checked.generated_checked = generated.size();  // only new ids are checked
   }
   return tokens;
 }
@@ -29,15 +31,17 @@ Result<std::vector<Token>> RunCase(const ReplayCase& c, Workspace& ws,
 }  // namespace
 
 int Replay(const std::string& path, const EngineChoice& choice) {
+  const auto bad = [](const std::string& message) {
+    std::cerr << "exactsample replay: " << message << "\n";
+    return 2;
+  };
+  if (choice.engine == Engine::reference && !choice.target.empty()) {
+    return bad("--target " + choice.target +
+               " applies to the fast engine only, not to --engine reference");
+  }
   const auto cases = ReadCaseFile(path);
-  if (!cases) {
-    std::cerr << "exactsample replay: " << cases.error().message << "\n";
-    return 2;
-  }
-  if (auto r = testing::force_target(choice.target); !r) {
-    std::cerr << "exactsample replay: " << r.error().message << "\n";
-    return 2;
-  }
+  if (!cases) return bad(cases.error().message);
+  if (auto r = testing::force_target(choice.target); !r) return bad(r.error().message);
   Workspace ws;
   const SampleOptions options{choice.engine};
   int status = 0;
@@ -48,9 +52,10 @@ int Replay(const std::string& path, const EngineChoice& choice) {
     const auto tokens =
         c ? RunCase(*c, ws, options) : Result<std::vector<Token>>(c.error());
     if (tokens) {
-      std::cout << ResultLine(name, *tokens, c->params.top_logprobs > 0) << "\n";
+      // flushed: kept if killed later
+      std::cout << ResultLine(name, *tokens, c->params.top_logprobs > 0) << std::endl;
     } else {
-      std::cout << ErrorLine(name, tokens.error().message) << "\n";
+      std::cout << ErrorLine(name, tokens.error().message) << std::endl;
       status = 1;
     }
   }

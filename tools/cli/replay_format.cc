@@ -1,9 +1,9 @@
 #include "tools/cli/replay_format.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <limits>
+
+#include "tools/lib/input_file.hpp"
 
 namespace exactsample::cli {
 namespace {
@@ -14,32 +14,19 @@ Error Bad(const std::string& field, const std::string& why) {
   return {ErrorCode::invalid_parameter, field, field + ": " + why};
 }
 
-// A number, or a string strtod reads whole ("-inf", "nan", "2.88").
-Result<double> ParseReal(const json& v, const std::string& field) {
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    char* end = nullptr;
-    const double d = std::strtod(s.c_str(), &end);
-    if (!s.empty() && end == s.c_str() + s.size()) return d;
+// The f32 a logit rounds to; a finite value beyond the f32 range is an
+// error (only "inf" and "-inf" are infinite logits).
+Result<float> ParseLogit(const json& v, size_t i) {
+  const std::string field = "logits[" + std::to_string(i) + "]";
+  const auto d = ParseReal(v, field);
+  if (!d) return d.error();
+  const float f = static_cast<float>(*d);
+  if (std::isinf(f) && !std::isinf(*d)) {
+    return Bad(field, Brief(v) + " is beyond the f32 range (largest 3.4028235e+38); "
+                                 "write \"inf\" or \"-inf\" for an infinite logit");
   }
-  return Bad(field, "expected a number or a numeric string, got " + v.dump());
+  return f;
 }
-
-}  // namespace
-
-Result<int64_t> ParseInt(const json& v, const std::string& field) {
-  if (v.is_number_integer()) {
-    if (v.is_number_unsigned() &&
-        v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      return Bad(field, v.dump() + " is out of range");
-    }
-    return v.get<int64_t>();
-  }
-  return Bad(field, "expected an integer, got " + v.dump());
-}
-
-namespace {
 
 // logit_bias: an object whose keys are decimal id strings (OpenAI's form).
 Result<std::monostate> ParseBias(const json& v, size_t vocab, BiasAndMaskLists& lists) {
@@ -76,7 +63,7 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
       if (!r) return r.error();
       *real = *r;
     } else if (key == "top_k" || key == "top_logprobs") {
-      const auto r = ParseInt(value, key);
+      const auto r = ParseInt(value, key, INT64_MIN, INT64_MAX);
       if (!r) return r.error();
       (key == "top_k" ? p.top_k : p.top_logprobs) = *r;
     } else if (lists != nullptr && key == "logit_bias") {
@@ -91,20 +78,30 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
   return std::monostate{};
 }
 
-// Ids that do not fit the API's int32 get the API's own out-of-range error.
 Result<std::monostate> ParseIds(const json& v, const std::string& field,
                                 size_t vocab, std::vector<int32_t>& ids) {
-  if (!v.is_array()) return Bad(field, "expected an array of ids");
+  if (!v.is_array()) return Bad(field, "expected an array of ids, got " + Brief(v));
+  // With no logits the sampler reports that; ids are then only int32.
+  const int64_t largest =
+      vocab == 0 ? INT32_MAX
+                 : static_cast<int64_t>(std::min<size_t>(vocab, INT32_MAX + size_t{1})) - 1;
   for (size_t j = 0; j < v.size(); ++j) {
-    const std::string item = field + "[" + std::to_string(j) + "]";
-    const auto id = ParseInt(v[j], item);
-    if (!id) return id.error();
-    if (*id < 0 || *id > INT32_MAX) {
-      return Error{ErrorCode::invalid_ids, field,
-                   item + " = " + std::to_string(*id) +
-                       ": outside [0, V) with V = " + std::to_string(vocab)};
-    }
+    const auto id = ParseInt(v[j], field + "[" + std::to_string(j) + "]", 0, largest);
+    if (!id) return Error{ErrorCode::invalid_ids, field, id.error().message};
     ids.push_back(static_cast<int32_t>(*id));
+  }
+  return std::monostate{};
+}
+
+Result<std::monostate> ParseSeedAndSteps(const json& j, uint64_t& seed, int64_t& steps) {
+  if (!j.contains("seed")) return Bad("seed", "missing");
+  const auto s = ParseUnsigned(j["seed"], "seed");
+  if (!s) return s.error();
+  seed = *s;
+  if (j.contains("steps")) {
+    const auto n = ParseInt(j["steps"], "steps", 0, kMaxSteps);
+    if (!n) return n.error();
+    steps = *n;
   }
   return std::monostate{};
 }
@@ -122,9 +119,9 @@ Result<ReplayCase> ParseCase(const json& j) {
   const json& logits = j["logits"];
   c.logits.reserve(logits.size());
   for (size_t i = 0; i < logits.size(); ++i) {
-    const auto v = ParseReal(logits[i], "logits[" + std::to_string(i) + "]");
+    const auto v = ParseLogit(logits[i], i);
     if (!v) return v.error();
-    c.logits.push_back(static_cast<float>(*v));
+    c.logits.push_back(*v);
   }
   if (j.contains("params")) {
     if (auto r = ParseParams(j["params"], c.params, &c.lists, c.logits.size()); !r) {
@@ -136,32 +133,23 @@ Result<ReplayCase> ParseCase(const json& j) {
       return r.error();
     }
   }
-  if (!j.contains("seed") || !j["seed"].is_number_unsigned()) {
-    return Bad("seed", "missing or not an unsigned 64-bit integer");
-  }
-  c.seed = j["seed"].get<uint64_t>();
-  if (j.contains("steps")) {
-    const auto steps = ParseInt(j["steps"], "steps");
-    if (!steps) return steps.error();
-    if (*steps < 0) return Bad("steps", std::to_string(*steps) + " is negative");
-    c.steps = *steps;
-  }
+  if (auto r = ParseSeedAndSteps(j, c.seed, c.steps); !r) return r.error();
   return c;
 }
 
+Result<json> ParseCaseFile(std::string_view text, const std::string& where) {
+  auto doc = ParseJson(text, where);
+  if (!doc) return doc.error();
+  if (!doc->is_object() || !doc->contains("cases") || !(*doc)["cases"].is_array()) {
+    return Bad(where, "has no \"cases\" array");
+  }
+  return std::move((*doc)["cases"]);
+}
+
 Result<json> ReadCaseFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Bad(path, "cannot open");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    return Bad(path, std::string("not JSON: ") + e.what());
-  }
-  if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array()) {
-    return Bad(path, "has no \"cases\" array");
-  }
-  return doc["cases"];
+  const auto text = ReadInputFile(path);
+  if (!text) return text.error();
+  return ParseCaseFile(*text, path);
 }
 
 std::string CaseName(const json& j, size_t index) {

@@ -3,10 +3,10 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <optional>
+
+#include "tools/lib/input_file.hpp"
 
 namespace exactsample::npy {
 namespace {
@@ -230,12 +230,9 @@ std::optional<Error> Parse(std::string_view bytes, const std::string& name,
 }
 
 std::optional<Error> Read(const std::string& path, Matrix& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Bad(path, "cannot open");
-  const std::string bytes{std::istreambuf_iterator<char>(in),
-                          std::istreambuf_iterator<char>()};
-  if (in.bad()) return Bad(path, "read error");
-  return Parse(bytes, path, out);
+  const auto bytes = ReadInputFile(path);
+  if (!bytes) return bytes.error();
+  return Parse(*bytes, path, out);
 }
 
 }  // namespace exactsample::npy

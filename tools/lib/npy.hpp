@@ -37,6 +37,7 @@ struct Matrix {
 // invalid_logits, field "npy") start with `name`, e.g. the path.
 std::optional<Error> Parse(std::string_view bytes, const std::string& name,
                            Matrix& out);
+// Read: the file at `path` ("-": standard input).
 std::optional<Error> Read(const std::string& path, Matrix& out);
 
 }  // namespace exactsample::npy

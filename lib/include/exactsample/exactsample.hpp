@@ -106,8 +106,15 @@ struct SampleOptions {
   // fast engine skips the softmax over all V ids where no other step needs
   // it (top-k, greedy). The id and the generator are the same either way.
   bool logprob = true;
-  // OpenMP threads splitting one row's work; results are identical for any count.
+  // Threads splitting one row's work (the caller and helpers from the library
+  // pool or the workspace's executor); results are identical for any count.
   int threads = 1;
+  // The first N ids of Request::generated are known to be in [0, V): an
+  // earlier call checked them, or this call's sampler returned them. Only
+  // the rest are checked, so a loop that appends each token and sets N to
+  // generated.size() checks each id once. N beyond generated.size() counts
+  // as generated.size().
+  size_t generated_checked = 0;
 };
 
 struct TopLogprob {

@@ -1,0 +1,274 @@
+#include "lib/executor.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "lib/workspace.hpp"
+
+namespace exactsample {
+namespace threads {
+namespace {
+
+// The slot table: static storage with trivial destructors, so a task that
+// runs at any time, even during exit, finds it.
+constexpr uint32_t kSlots = 256;
+constexpr int kCountBits = 20;  // helpers inside one slot
+constexpr uint64_t kCountMask = (uint64_t{1} << kCountBits) - 1;
+constexpr uint64_t kOneGeneration = uint64_t{1} << kCountBits;
+
+struct Slot {
+  std::atomic<uint64_t> word{0};  // generation << kCountBits | helpers inside
+  std::atomic<Job*> job{nullptr};
+};
+Slot g_slots[kSlots];
+std::atomic<uint32_t> g_next_slot{0};
+
+// A token is the slot index and the generation's low bits (as many as a
+// pointer holds beside the index).
+constexpr int kSlotBits = 8;
+static_assert(kSlots == 1u << kSlotBits);
+constexpr uint64_t kTokenGenerationMask =
+    (sizeof(void*) >= 8 ? (uint64_t{1} << 48) : (uint64_t{1} << 24)) - 1;
+
+void* TokenOf(uint32_t slot, uint64_t generation) {
+  return reinterpret_cast<void*>(static_cast<uintptr_t>(
+      ((generation & kTokenGenerationMask) << kSlotBits) | slot));
+}
+
+std::atomic<HelperHook> g_hook{nullptr};
+
+void Relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// The library pool. Tasks wait in a queue; a worker with nothing to do
+// spins for up to a millisecond, yielding the core every few microseconds
+// (a call that follows closely finds it awake; other work on the core runs),
+// and then sleeps on the condition variable.
+class Pool final : public Executor {
+ public:
+  static constexpr size_t kMaxThreads = 63;
+
+  ~Pool() override { Shutdown(); }
+
+  void Submit(size_t n, void (*task)(void*), void* arg) override {
+    if (n == 0) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    const size_t want = std::min(n, kMaxThreads);
+    while (workers_.size() < want) workers_.emplace_back([this] { Work(); });
+    queue_.push_back({task, arg, n});
+    pending_.fetch_add(n, std::memory_order_release);
+    const bool wake = sleeping_ > 0;
+    lock.unlock();
+    if (wake) {
+      if (n == 1) {
+        ready_.notify_one();
+      } else {
+        ready_.notify_all();
+      }
+    }
+  }
+
+  void WakeSleepers() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (sleeping_ == 0) return;
+    ++wakes_;
+    lock.unlock();
+    ready_.notify_all();
+  }
+
+  void Shutdown() {
+    std::vector<std::thread> workers;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      workers.swap(workers_);
+    }
+    ready_.notify_all();
+    for (std::thread& t : workers) t.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = false;
+    queue_.clear();  // tasks never run are allowed
+    pending_.store(0, std::memory_order_relaxed);
+  }
+
+  size_t Threads() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return workers_.size();
+  }
+
+ private:
+  struct Entry {
+    void (*task)(void*);
+    void* arg;
+    size_t left;  // runs still to hand out
+  };
+
+  // Takes one run off the queue; the lock is held.
+  bool PopLocked(Entry& out) {
+    if (queue_.empty()) return false;
+    out = queue_.front();
+    if (--queue_.front().left == 0) queue_.pop_front();
+    pending_.fetch_sub(1, std::memory_order_relaxed);
+    return true;
+  }
+
+  void Work() {
+    for (;;) {
+      // A short bounded spin, then sleep.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+      for (int k = 0; pending_.load(std::memory_order_acquire) == 0; ++k) {
+        Relax();
+        if ((k & 63) != 63) continue;
+        if (std::chrono::steady_clock::now() >= until) break;
+        std::this_thread::yield();
+      }
+      Entry e{};
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (!PopLocked(e)) {
+          ++sleeping_;
+          const uint64_t wakes = wakes_;
+          ready_.wait(lock, [&] { return stopping_ || !queue_.empty() || wakes_ != wakes; });
+          --sleeping_;
+          if (stopping_) return;
+          if (!PopLocked(e)) continue;  // woken ahead of a task: spin for it
+        }
+      }
+      e.task(e.arg);
+    }
+  }
+
+  // Long enough to bridge the gap between a caller's consecutive calls
+  // (waking a sleeping thread costs 50 to 80 us on a VM, a third of a
+  // one-thread call at V = 128256) and a one-thread call between them;
+  // short enough not to matter to a host whose calls are further apart.
+  static constexpr int kSpinMicros = 1000;
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Entry> queue_;
+  std::vector<std::thread> workers_;
+  std::atomic<size_t> pending_{0};
+  size_t sleeping_ = 0;
+  uint64_t wakes_ = 0;  // WakeSleepers calls
+  bool stopping_ = false;
+};
+
+Pool& ThePool() {
+  static Pool pool;  // joined by its destructor at exit
+  return pool;
+}
+
+}  // namespace
+
+void* Ticket::Open(Job* job) {
+  const uint32_t start = g_next_slot.fetch_add(1, std::memory_order_relaxed);
+  for (uint32_t k = 0; k < kSlots; ++k) {
+    const uint32_t s = (start + k) % kSlots;
+    Slot& slot = g_slots[s];
+    uint64_t word = slot.word.load(std::memory_order_acquire);
+    const uint64_t generation = word >> kCountBits;
+    // Free: closed (even generation) and nobody inside.
+    if ((word & kCountMask) != 0 || (generation & 1) != 0) continue;
+    if (!slot.word.compare_exchange_strong(word, word + kOneGeneration,
+                                           std::memory_order_acq_rel)) {
+      continue;
+    }
+    // The token reaches helpers through the executor, after this store.
+    slot.job.store(job, std::memory_order_release);
+    slot_ = s;
+    generation_ = generation + 1;
+    open_ = true;
+    return TokenOf(s, generation_);
+  }
+  return nullptr;
+}
+
+void Ticket::Close() {
+  if (!open_) return;
+  open_ = false;
+  g_slots[slot_].word.fetch_add(kOneGeneration, std::memory_order_acq_rel);
+}
+
+bool Ticket::Busy() const {
+  if (generation_ == 0) return false;
+  const uint64_t word = g_slots[slot_].word.load(std::memory_order_acquire);
+  const uint64_t generation = word >> kCountBits;
+  return generation == generation_ ||
+         (generation == generation_ + 1 && (word & kCountMask) != 0);
+}
+
+void Ticket::WaitIdle() const {
+  while (Busy()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
+void HelperTask(void* token) {
+  const auto bits = reinterpret_cast<uintptr_t>(token);
+  Slot& slot = g_slots[bits & (kSlots - 1)];
+  const uint64_t generation = static_cast<uint64_t>(bits) >> kSlotBits;
+  uint64_t word = slot.word.load(std::memory_order_relaxed);
+  do {
+    const uint64_t now = word >> kCountBits;
+    // Closed or reused since: the call this task was for is over.
+    if ((now & kTokenGenerationMask) != generation || (now & 1) == 0) return;
+  } while (!slot.word.compare_exchange_weak(word, word + 1, std::memory_order_acquire,
+                                            std::memory_order_relaxed));
+  slot.job.load(std::memory_order_acquire)->Help();
+  slot.word.fetch_sub(1, std::memory_order_release);
+}
+
+Executor& Choose(Executor* chosen, Executor* fallback) {
+  if (chosen != nullptr) return *chosen;
+  if (fallback != nullptr) return *fallback;
+  return ThePool();
+}
+
+void WakeHelpers(Executor* chosen) {
+  if (chosen == nullptr) ThePool().WakeSleepers();
+}
+
+size_t PoolThreads() { return ThePool().Threads(); }
+
+void SetHelperHook(HelperHook hook) { g_hook.store(hook, std::memory_order_release); }
+
+void RunHelperHook(size_t unit) {
+  if (const HelperHook hook = g_hook.load(std::memory_order_acquire)) hook(unit);
+}
+
+void SetExecutor(Workspace& workspace, SharedExecutor executor) {
+  detail::WorkspaceAccess::Of(workspace).executor = std::move(executor);
+}
+
+}  // namespace threads
+
+Executor& library_pool() { return threads::ThePool(); }
+
+void shutdown_library_pool() { threads::ThePool().Shutdown(); }
+
+namespace {
+threads::SharedExecutor Borrowed(Executor* executor) {
+  if (executor == nullptr) return nullptr;
+  return threads::SharedExecutor(executor, [](Executor*) {});
+}
+}  // namespace
+
+void set_executor(Workspace& workspace, Executor* executor) {
+  threads::SetExecutor(workspace, Borrowed(executor));
+}
+
+void set_executor(BatchWorkspace& workspace, Executor* executor) {
+  threads::SetExecutor(workspace, Borrowed(executor));
+}
+
+}  // namespace exactsample

@@ -1,0 +1,78 @@
+// The machinery between a call and its helpers (lib/executor.cc): a
+// process-wide table of job slots that tasks reach by a token, never-freed,
+// so that a task that runs late touches nothing but the table; the library
+// pool; and a test hook.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "exactsample/executor.hpp"
+
+namespace exactsample::threads {
+
+// Work that helpers join. Help() runs on a helper thread for as long as it
+// finds work, touching only memory that the job owns (never the caller's
+// inputs or outputs), except where the job says otherwise.
+class Job {
+ public:
+  virtual void Help() = 0;
+
+ protected:
+  ~Job() = default;
+};
+
+// A job's place in the slot table. The slot's word packs a generation and
+// the count of helpers inside: a helper enters (count + 1) only while the
+// generation is the one its token names; closing bumps the generation and
+// never waits. A slot is reopened only once nobody is inside it.
+class Ticket {
+ public:
+  // Opens a free slot for `job` and returns the token its tasks carry; null
+  // when every slot is in use (the caller then works alone).
+  void* Open(Job* job);
+  // No helper enters from now on; those inside may still be working.
+  // Nothing when the last Open found no slot.
+  void Close();
+  // Whether a helper may still be inside the job this ticket last opened
+  // (false before the first Open).
+  bool Busy() const;
+  // Sleeps until !Busy(): for destructors of the memory a job owns.
+  void WaitIdle() const;
+
+ private:
+  uint32_t slot_ = 0;
+  uint64_t generation_ = 0;  // odd while open; 0: never opened
+  bool open_ = false;
+};
+
+// The task handed to executors: enters the job named by the token, if its
+// call is still open, helps, and leaves.
+void HelperTask(void* token);
+
+// The executor to use: the first of `chosen`, `fallback` that is set, else
+// the library pool.
+Executor& Choose(Executor* chosen, Executor* fallback = nullptr);
+
+// When `chosen` is null (the library pool): wakes the pool's sleeping
+// workers into their spin, so that tasks a call submits a little later (its
+// first pass split across threads) start at once; waking takes longer than
+// the serial work before that pass. A host's executor is left alone.
+void WakeHelpers(Executor* chosen);
+
+// The number of threads the library pool runs now.
+size_t PoolThreads();
+
+// Tests: a function every helper calls after claiming a unit of work (a
+// piece of a row, a batch row) and before computing it; null: none.
+using HelperHook = void (*)(size_t unit);
+void SetHelperHook(HelperHook hook);
+void RunHelperHook(size_t unit);
+
+// An executor a workspace keeps (the C ABI's adapter owns its executor).
+using SharedExecutor = std::shared_ptr<Executor>;
+void SetExecutor(Workspace& workspace, SharedExecutor executor);
+void SetExecutor(BatchWorkspace& workspace, SharedExecutor executor);
+
+}  // namespace exactsample::threads

@@ -1,0 +1,45 @@
+"""Exact next-token sampling (spec/sampling.md) on numpy arrays and torch tensors.
+
+    import numpy as np, exactsample as xs
+    rng = xs.stream(42)                                   # stream(seed, Purpose.SAMPLE)
+    params = xs.SamplingParams(temperature=0.7, top_p=0.9)
+    tok = xs.sample(logits, params, rng, prompt=[1, 2])   # logits: 1-D float32
+    tok.id, tok.logprob, rng.draws_u32
+
+Every call gives the ids, logprob bits and generator positions of the C++
+library, the `exactsample` program and tools/spec_sampler.py.
+"""
+
+from ._exactsample import (
+    Pcg32,
+    Purpose,
+    SampleError,
+    SamplingParams,
+    TargetInfo,
+    Token,
+    __version__,
+    exp_choice,
+    sample,
+    sample_batch,
+    stream,
+    targets,
+    testing,
+    validate,
+)
+
+__all__ = [
+    "Pcg32",
+    "Purpose",
+    "SampleError",
+    "SamplingParams",
+    "TargetInfo",
+    "Token",
+    "__version__",
+    "exp_choice",
+    "sample",
+    "sample_batch",
+    "stream",
+    "targets",
+    "testing",
+    "validate",
+]

@@ -1,0 +1,491 @@
+// The Python module exactsample._exactsample (re-exported by the package
+// exactsample): the C++ API on numpy arrays, torch CPU tensors and any
+// object with the buffer protocol, reading contiguous f32 rows in place and
+// sampling with the GIL released.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "exactsample/batch.hpp"
+#include "exactsample/exactsample.hpp"
+#include "exactsample/targets.hpp"
+#include "exactsample/testing.hpp"
+
+namespace py = pybind11;
+namespace xs = exactsample;
+using namespace pybind11::literals;
+
+namespace {
+
+// exactsample.SampleError, created at import.
+PyObject* g_sample_error = nullptr;
+
+// Thrown in the binding, raised in Python as a SampleError.
+struct SampleErrorThrow {
+  xs::Error error;
+};
+
+[[noreturn]] void Raise(xs::ErrorCode code, std::string field, std::string message) {
+  throw SampleErrorThrow{xs::Error{code, std::move(field), std::move(message)}};
+}
+
+const char* CodeName(xs::ErrorCode code) {
+  switch (code) {
+    case xs::ErrorCode::invalid_parameter: return "invalid_parameter";
+    case xs::ErrorCode::invalid_logits: return "invalid_logits";
+    case xs::ErrorCode::invalid_ids: return "invalid_ids";
+    case xs::ErrorCode::degenerate: break;
+  }
+  return "degenerate";
+}
+
+// A SampleError instance: str() is the C++ message; .field and .code.
+py::object SampleErrorObject(const xs::Error& e) {
+  py::object error = py::reinterpret_borrow<py::object>(g_sample_error)(e.message);
+  error.attr("field") = e.field;
+  error.attr("code") = CodeName(e.code);
+  return error;
+}
+
+// --------------------------------------------------------------- inputs
+
+// One f32 row or a rows x V block as the library reads it: the caller's
+// memory when each row is contiguous and aligned, else a packed copy (`data`
+// then points into `copy`, whose buffer moves with it).
+struct Rows {
+  py::array owner;          // keeps the memory alive while the GIL is released
+  const char* data = nullptr;
+  ssize_t rows = 0, vocab = 0, row_stride = 0;  // row_stride in bytes
+  std::vector<float> copy;  // used only for strided or unaligned input
+
+  std::span<const float> Row(ssize_t i) const {
+    return {reinterpret_cast<const float*>(data + i * row_stride),
+            static_cast<size_t>(vocab)};
+  }
+};
+
+std::string TypeName(py::handle obj) {
+  return py::str(py::type::handle_of(obj).attr("__qualname__"));
+}
+
+// `ndim` is 1 for sample and 2 for sample_batch. Errors say what to pass.
+Rows ReadRows(py::handle obj, int ndim, const char* field) {
+  const std::string want = ndim == 1 ? "a 1-D float32 array (shape (V,))"
+                                     : "a 2-D float32 array (rows x V)";
+  // numpy arrays as they are; buffers and __array__ (torch CPU tensors) as
+  // views, without a copy.
+  py::array a = py::array::ensure(obj);
+  if (!a) {
+    Raise(xs::ErrorCode::invalid_logits, field,
+          std::string(field) + ": " + TypeName(obj) + " is not an array: pass " + want +
+              " (numpy, a torch CPU tensor detached from autograd, or a buffer)");
+  }
+  if (!a.dtype().equal(py::dtype::of<float>())) {
+    const std::string dtype = py::str(a.dtype());
+    Raise(xs::ErrorCode::invalid_logits, field,
+          std::string(field) + ": dtype " + dtype + "; the spec's logits are float32 "
+              "(native byte order): convert with a.astype(numpy.float32) or t.float()");
+  }
+  if (a.ndim() != ndim) {
+    Raise(xs::ErrorCode::invalid_logits, field,
+          std::string(field) + ": a " + std::to_string(a.ndim()) + "-D array; pass " + want +
+              (ndim == 1 ? "; sample_batch takes rows x V" : "; sample takes one row"));
+  }
+  Rows r;
+  r.rows = ndim == 1 ? 1 : a.shape(0);
+  r.vocab = a.shape(ndim - 1);
+  r.data = static_cast<const char*>(a.data());
+  r.row_stride = ndim == 1 ? 0 : a.strides(0);
+  const bool aligned = (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
+  if ((a.strides(ndim - 1) != sizeof(float) && r.vocab > 1) || !aligned) {
+    // A strided or unaligned view: packed into a copy.
+    r.copy.resize(static_cast<size_t>(r.rows * r.vocab));
+    for (ssize_t i = 0; i < r.rows; ++i) {
+      for (ssize_t j = 0; j < r.vocab; ++j) {
+        const char* p = r.data + i * r.row_stride + j * a.strides(ndim - 1);
+        std::memcpy(&r.copy[static_cast<size_t>(i * r.vocab + j)], p, sizeof(float));
+      }
+    }
+    r.data = reinterpret_cast<const char*>(r.copy.data());
+    r.row_stride = static_cast<ssize_t>(r.vocab * sizeof(float));
+  }
+  r.owner = std::move(a);
+  return r;
+}
+
+// Prompt or generated ids: a contiguous int32 array is read in place, any
+// other iterable of integers is converted. An id that is no 32-bit integer
+// gets the library's out-of-range message.
+struct Ids {
+  py::object owner;
+  std::span<const int32_t> ids;
+  std::vector<int32_t> copy;
+};
+
+Ids ReadIds(py::handle obj, const std::string& field, ssize_t vocab) {
+  Ids r;
+  if (obj.is_none()) return r;
+  if (py::isinstance<py::array_t<int32_t, 0>>(obj)) {
+    auto a = py::reinterpret_borrow<py::array_t<int32_t, 0>>(obj);
+    if (a.ndim() == 1 && a.strides(0) == sizeof(int32_t) &&
+        (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0) {
+      r.ids = {a.data(), static_cast<size_t>(a.shape(0))};
+      r.owner = std::move(a);
+      return r;
+    }
+  }
+  if (!py::isinstance<py::iterable>(obj) || py::isinstance<py::str>(obj)) {
+    Raise(xs::ErrorCode::invalid_ids, field,
+          field + ": " + TypeName(obj) + " is not a sequence of token ids");
+  }
+  for (py::handle item : py::iter(obj)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      Raise(xs::ErrorCode::invalid_ids, field,
+            field + "[" + std::to_string(r.copy.size()) + "] = " +
+                std::string(py::repr(item)) + ": not an integer");
+    }
+    if (overflow != 0 || v < INT32_MIN || v > INT32_MAX) {
+      Raise(xs::ErrorCode::invalid_ids, field,
+            field + "[" + std::to_string(r.copy.size()) + "] = " +
+                std::string(py::str(item)) + ": outside [0, V) with V = " +
+                std::to_string(vocab));
+    }
+    r.copy.push_back(static_cast<int32_t>(v));
+  }
+  r.ids = r.copy;
+  return r;
+}
+
+xs::SampleOptions Options(std::string_view engine, bool logprob) {
+  xs::SampleOptions o;
+  if (engine == "reference") {
+    o.engine = xs::Engine::reference;
+  } else if (engine != "fast") {
+    Raise(xs::ErrorCode::invalid_parameter, "engine",
+          "engine = " + std::string(engine) + ": use \"fast\" or \"reference\"");
+  }
+  o.logprob = logprob;
+  return o;
+}
+
+const xs::SamplingParams& ParamsOrDefault(const xs::SamplingParams* params) {
+  static const xs::SamplingParams defaults;
+  return params != nullptr ? *params : defaults;
+}
+
+// ------------------------------------------------------------- sampling
+
+xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32& rng,
+                 py::handle prompt, py::handle generated, std::string_view engine,
+                 bool logprob) {
+  const xs::SampleOptions options = Options(engine, logprob);
+  const Rows row = ReadRows(logits, 1, "logits");
+  const Ids p = ReadIds(prompt, "prompt", row.vocab);
+  const Ids g = ReadIds(generated, "generated", row.vocab);
+  const xs::Request req{row.Row(0), p.ids, g.ids, ParamsOrDefault(params)};
+  // The generator is copied in and out, so that a thread sharing it cannot
+  // see it half-written; an error leaves it as it was.
+  xs::Pcg32 local = rng;
+  thread_local xs::Workspace workspace;
+  xs::Result<xs::Token> token = [&] {
+    py::gil_scoped_release release;
+    return xs::sample(req, local, workspace, options);
+  }();
+  if (!token) throw SampleErrorThrow{token.error()};
+  rng = local;
+  return *token;
+}
+
+void Validate(py::handle logits, const xs::SamplingParams* params, py::handle prompt,
+              py::handle generated) {
+  const Rows row = ReadRows(logits, 1, "logits");
+  const Ids p = ReadIds(prompt, "prompt", row.vocab);
+  const Ids g = ReadIds(generated, "generated", row.vocab);
+  const auto r = xs::validate({row.Row(0), p.ids, g.ids, ParamsOrDefault(params)});
+  if (!r) throw SampleErrorThrow{r.error()};
+}
+
+// The i-th of a per-row argument: None (nothing), one value for every row,
+// or a sequence of one per row.
+py::object PerRow(py::handle arg, ssize_t i, ssize_t rows, const char* field,
+                  bool shared_ok) {
+  if (arg.is_none() || (shared_ok && !py::isinstance<py::sequence>(arg))) {
+    return py::reinterpret_borrow<py::object>(arg);
+  }
+  const auto seq = py::reinterpret_borrow<py::sequence>(arg);
+  if (static_cast<ssize_t>(seq.size()) != rows) {
+    Raise(xs::ErrorCode::invalid_parameter, field,
+          std::string(field) + ": " + std::to_string(seq.size()) + " entries for " +
+              std::to_string(rows) + " rows");
+  }
+  return seq[static_cast<size_t>(i)];
+}
+
+py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
+                     py::handle prompts, py::handle generated, int threads,
+                     std::string_view engine, bool logprob) {
+  const xs::SampleOptions options = Options(engine, logprob);
+  const Rows block = ReadRows(rows, 2, "rows");
+  const ssize_t n = block.rows;
+  std::vector<Ids> ids;  // prompt and generated of each row
+  std::vector<xs::Pcg32*> owners;
+  std::vector<xs::Pcg32> local;
+  std::vector<xs::BatchRow> batch;
+  ids.reserve(static_cast<size_t>(2 * n));
+  owners.reserve(static_cast<size_t>(n));
+  local.reserve(static_cast<size_t>(n));
+  std::unordered_set<const xs::Pcg32*> seen;
+  for (ssize_t i = 0; i < n; ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    const py::object p = PerRow(params, i, n, "params", true);
+    const auto* row_params = p.is_none() ? nullptr : p.cast<const xs::SamplingParams*>();
+    ids.push_back(ReadIds(PerRow(prompts, i, n, "prompts", false), "prompts" + at, block.vocab));
+    ids.push_back(ReadIds(PerRow(generated, i, n, "generated", false), "generated" + at,
+                          block.vocab));
+    auto* rng = PerRow(rngs, i, n, "rngs", false).cast<xs::Pcg32*>();
+    if (!seen.insert(rng).second) {
+      Raise(xs::ErrorCode::invalid_parameter, "rngs",
+            "rngs" + at + ": the same generator as an earlier row; each row needs its own");
+    }
+    owners.push_back(rng);
+    local.push_back(*rng);
+    batch.push_back({{block.Row(i), ids[ids.size() - 2].ids, ids.back().ids,
+                      ParamsOrDefault(row_params)},
+                     &local.back()});
+  }
+  thread_local xs::BatchWorkspace workspace;
+  std::vector<xs::Result<xs::Token>> results;
+  {
+    py::gil_scoped_release release;
+    xs::sample_batch(batch, results, workspace, options, threads);
+  }
+  py::list out(static_cast<size_t>(n));
+  for (size_t i = 0; i < results.size(); ++i) {
+    *owners[i] = local[i];
+    out[i] = results[i] ? py::cast(*results[i]) : SampleErrorObject(results[i].error());
+  }
+  return out;
+}
+
+// ------------------------------------------------------ SamplingParams
+
+// Every SamplingParams field once, by the spec's name: the constructor's
+// keywords, the attributes, repr and equality all follow this list.
+template <class F>
+void ForEachParam(F&& f) {
+  f("temperature", &xs::SamplingParams::temperature);
+  f("repetition_penalty", &xs::SamplingParams::repetition_penalty);
+  f("presence_penalty", &xs::SamplingParams::presence_penalty);
+  f("frequency_penalty", &xs::SamplingParams::frequency_penalty);
+  f("top_k", &xs::SamplingParams::top_k);
+  f("top_p", &xs::SamplingParams::top_p);
+  f("min_p", &xs::SamplingParams::min_p);
+  f("top_logprobs", &xs::SamplingParams::top_logprobs);
+}
+
+xs::SamplingParams ParamsFromKeywords(const py::kwargs& kwargs) {
+  xs::SamplingParams p;
+  for (const auto& [key, value] : kwargs) {
+    const std::string name = py::str(key);
+    bool known = false;
+    ForEachParam([&](const char* field, auto member) {
+      if (name != field) return;
+      known = true;
+      using T = std::remove_reference_t<decltype(p.*member)>;
+      try {
+        p.*member = value.template cast<T>();
+      } catch (const py::cast_error&) {
+        throw py::type_error(name + ": expected " +
+                             (std::is_integral_v<T> ? "an int" : "a float") + ", got " +
+                             std::string(py::repr(value)));
+      }
+    });
+    if (!known) throw py::type_error("SamplingParams: unknown field " + name);
+  }
+  return p;
+}
+
+std::string ParamsRepr(const xs::SamplingParams& p) {
+  std::string out = "SamplingParams(";
+  const char* sep = "";
+  ForEachParam([&](const char* field, auto member) {
+    out += sep + std::string(field) + "=" + std::string(py::repr(py::cast(p.*member)));
+    sep = ", ";
+  });
+  return out + ")";
+}
+
+bool ParamsEqual(const xs::SamplingParams& a, const xs::SamplingParams& b) {
+  bool equal = true;
+  ForEachParam([&](const char*, auto member) { equal = equal && a.*member == b.*member; });
+  return equal;
+}
+
+std::string Hex(uint64_t v) {
+  return std::string(py::str(py::int_(v).attr("__format__")("#x")));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_exactsample, m) {
+  m.doc() = "Exact next-token sampling (spec/sampling.md) on numpy arrays and torch tensors.";
+  m.attr("__version__") = EXACTSAMPLE_VERSION_STRING;
+
+  g_sample_error = PyErr_NewExceptionWithDoc(
+      "exactsample.SampleError",
+      "Bad input to sample, sample_batch or validate (a ValueError). str(e) is\n"
+      "the library's message; .field names the input (\"temperature\",\n"
+      "\"logits\", \"prompt\", ...); .code is invalid_parameter, invalid_logits,\n"
+      "invalid_ids or degenerate. The generator is left untouched.",
+      PyExc_ValueError, py::dict("field"_a = py::none(), "code"_a = py::none()).ptr());
+  m.attr("SampleError") = py::reinterpret_borrow<py::object>(g_sample_error);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const SampleErrorThrow& e) {
+      const py::object error = SampleErrorObject(e.error);
+      PyErr_SetObject(g_sample_error, error.ptr());
+    }
+  });
+
+  py::enum_<xs::Purpose>(m, "Purpose", "Purpose ids of stream(seed, purpose) (spec/pcg32.md).")
+      .value("INIT", xs::Purpose::init)
+      .value("DROPOUT", xs::Purpose::dropout)
+      .value("SHUFFLE", xs::Purpose::shuffle)
+      .value("SAMPLE", xs::Purpose::sample)
+      .value("MUTATION", xs::Purpose::mutation);
+
+  py::class_<xs::Pcg32>(m, "Pcg32",
+                        "PCG32 generator (spec/pcg32.md). Made by stream(), from_state() or "
+                        "seeded(); plain data (state, inc, draws_u32).")
+      .def_static("from_state", &xs::Pcg32::FromState, "state"_a, "inc"_a, "draws_u32"_a,
+                  "A generator handed over by another worker; inc must be odd.")
+      .def_static("seeded", &xs::Pcg32::Seeded, "initstate"_a,
+                  "seq"_a = xs::Pcg32::kDefaultSeq,
+                  "The spec's raw pcg32(initstate, seq), for its test vectors; a "
+                  "request's generator is stream(seed).")
+      .def("next_u32", &xs::Pcg32::next_u32, "The next 32-bit output.")
+      .def("uniform_f64", &xs::Pcg32::uniform_f64,
+           "Two outputs a, b: ((a >> 5) * 2^26 + (b >> 6)) * 2^-53.")
+      .def("advance", &xs::Pcg32::advance, "n"_a,
+           "Jumps ahead by n outputs (O(log n)), as n next_u32 calls would.")
+      .def_property_readonly("state", &xs::Pcg32::state)
+      .def_property_readonly("inc", &xs::Pcg32::inc)
+      .def_property_readonly("draws_u32", &xs::Pcg32::draws_u32,
+                             "Outputs taken since seeding: 2 per sampled token, 0 per greedy one.")
+      .def("copy", [](const xs::Pcg32& g) { return g; }, "An independent copy.")
+      .def("__copy__", [](const xs::Pcg32& g) { return g; })
+      .def("__deepcopy__", [](const xs::Pcg32& g, py::handle) { return g; }, "memo"_a)
+      .def("__eq__", [](const xs::Pcg32& a, const xs::Pcg32& b) { return a == b; })
+      .def("__repr__", [](const xs::Pcg32& g) {
+        return "Pcg32(state=" + Hex(g.state()) + ", inc=" + Hex(g.inc()) +
+               ", draws_u32=" + std::to_string(g.draws_u32()) + ")";
+      });
+  m.def("stream", py::overload_cast<uint64_t, xs::Purpose>(&xs::stream), "seed"_a,
+        "purpose"_a = xs::Purpose::sample,
+        "The request generator stream(seed, Purpose.SAMPLE), or another purpose's.");
+  m.def("stream", py::overload_cast<uint64_t, uint64_t>(&xs::stream), "seed"_a, "purpose"_a,
+        "pcg32(child_seed(seed, purpose), purpose) for any integer purpose.");
+
+  py::class_<xs::SamplingParams> params(
+      m, "SamplingParams",
+      "The spec's sampling fields and defaults (each default turns its step off):\n"
+      "temperature=1.0 (0: greedy), repetition_penalty=1.0, presence_penalty=0.0,\n"
+      "frequency_penalty=0.0, top_k=0 (0 or >= V: off), top_p=1.0, min_p=0.0;\n"
+      "and the library's top_logprobs=0 (Token.top_logprobs entries, 0 to 20).");
+  params.def(py::init(&ParamsFromKeywords), "SamplingParams(**fields): the spec's names.")
+      .def("__repr__", &ParamsRepr)
+      .def("__eq__", &ParamsEqual);
+  ForEachParam([&](const char* field, auto member) { params.def_readwrite(field, member); });
+
+  py::class_<xs::Token>(m, "Token", "A sampled token.")
+      .def_readonly("id", &xs::Token::id)
+      .def_readonly("logprob", &xs::Token::logprob,
+                    "log_softmax over all V ids after penalties, before temperature "
+                    "(the exact f64; NaN when logprob=False).")
+      .def_readonly("processed_logprob", &xs::Token::processed_logprob,
+                    "(t - M_K) - log(Z_K) over the final kept set, t = l / T; 0.0 when "
+                    "greedy.")
+      .def_property_readonly(
+          "top_logprobs",
+          [](const xs::Token& t) {
+            py::list out;
+            for (const xs::TopLogprob& e : t.top_logprobs()) {
+              out.append(py::make_tuple(e.id, e.logprob));
+            }
+            return out;
+          },
+          "(id, logprob) of the SamplingParams.top_logprobs ids with the largest raw "
+          "logprob, in (logprob desc, id asc) order, -inf ones left out.")
+      .def("__eq__", [](const xs::Token& a, const xs::Token& b) { return a == b; })
+      .def("__repr__", [](const xs::Token& t) {
+        return "Token(id=" + std::to_string(t.id) +
+               ", logprob=" + std::string(py::repr(py::float_(t.logprob))) + ")";
+      });
+
+  py::class_<xs::TargetInfo>(m, "TargetInfo", "A SIMD target compiled into the fast engine.")
+      .def_readonly("name", &xs::TargetInfo::name)
+      .def_readonly("supported", &xs::TargetInfo::supported)
+      .def_readonly("active", &xs::TargetInfo::active)
+      .def_readonly("exp", &xs::TargetInfo::exp)
+      .def("__repr__", [](const xs::TargetInfo& t) {
+        return "TargetInfo(name=" + std::string(py::repr(py::str(t.name))) +
+               ", supported=" + (t.supported ? "True" : "False") +
+               ", active=" + (t.active ? "True" : "False") +
+               ", exp=" + std::string(py::repr(py::str(t.exp))) + ")";
+      });
+  m.def("targets", &xs::compiled_targets,
+        "The compiled SIMD targets, best first: name, supported, active, exp path.");
+  m.def("exp_choice", &xs::exp_choice, "Which glibc exp variant this process uses, and why.");
+
+  m.def("sample", &Sample, "logits"_a, "params"_a.none(true), "rng"_a, py::kw_only(),
+        "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
+        "logprob"_a = true,
+        "Samples one token from a 1-D float32 row (read in place when contiguous),\n"
+        "advancing rng by 2 draws (0 when greedy). Raises SampleError on bad input,\n"
+        "leaving rng untouched. The GIL is released while sampling.");
+  m.def("validate", &Validate, "logits"_a, "params"_a.none(true), py::kw_only(),
+        "prompt"_a = py::none(), "generated"_a = py::none(),
+        "Checks a request without sampling; raises SampleError.");
+  m.def("sample_batch", &SampleBatch, "rows"_a, "params"_a.none(true), "rngs"_a,
+        py::kw_only(), "prompts"_a = py::none(), "generated"_a = py::none(),
+        "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true,
+        "One token per row of a 2-D float32 array (rows x V): params is one\n"
+        "SamplingParams for all rows or one per row, rngs one generator per row.\n"
+        "Returns a list of Token, or SampleError for a bad row (not raised); the\n"
+        "result of a row does not depend on the others or on threads (0: the\n"
+        "hardware's thread count).");
+
+  m.def(
+      "_read_address",
+      [](py::handle logits, int ndim) {
+        return reinterpret_cast<uintptr_t>(ReadRows(logits, ndim, "logits").Row(0).data());
+      },
+      "logits"_a, "ndim"_a = 1,
+      "For the tests: the address sample (ndim 1) or sample_batch (ndim 2) reads\n"
+      "the first logit from: the caller's buffer, or a copy's for strided input.");
+
+  py::module_ testing = m.def_submodule(
+      "testing", "For audits, tests and benchmarks: process-wide target forcing.");
+  testing.def(
+      "force_target",
+      [](std::string_view name) {
+        const auto r = xs::testing::force_target(name);
+        if (!r) throw SampleErrorThrow{r.error()};
+      },
+      "name"_a,
+      "Runs the fast engine on the named target from now on (\"\" restores the best);\n"
+      "process-wide: call it while no other thread samples.");
+}

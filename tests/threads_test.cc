@@ -1,0 +1,605 @@
+// Threads in one row and across a batch (lib/row_passes.cc, lib/batch.cc,
+// lib/executor.cc): identical ids, logprob bits and generator positions for
+// 1 to 8 threads, from the library pool or a host's executor; helpers
+// preempted mid-piece (a hook that sleeps) so that the caller takes their
+// work over; executors that never run their tasks, or run them after the
+// call returned; helpers still inside when the call returned, released
+// after the caller's memory is gone.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "exactsample/batch.hpp"
+#include "exactsample/executor.hpp"
+#include "lib/executor.hpp"
+#include "lib/row_passes.hpp"
+#include "tests/random_requests.hpp"
+#include "tests/test_util.hpp"
+#include "tools/lib/standard_inputs.hpp"
+
+namespace exactsample {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Outcome {
+  bool ok;
+  int32_t id;
+  uint64_t logprob_bits;
+  uint64_t draws;
+  uint64_t state;
+  bool operator==(const Outcome&) const = default;
+};
+
+Outcome OutcomeOf(const Result<Token>& r, const Pcg32& rng) {
+  return r ? Outcome{true, r->id, test::Bits(r->logprob), rng.draws_u32(), rng.state()}
+           : Outcome{false, -1, 0, rng.draws_u32(), rng.state()};
+}
+
+// Executors a host might lend.
+// Each Submit starts n threads of its own (joined by Join or the destructor).
+class ThreadExecutor final : public Executor {
+ public:
+  ~ThreadExecutor() override { Join(); }
+  void Submit(size_t n, void (*task)(void*), void* arg) override {
+    if (threads_.size() > 64) Join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t k = 0; k < n; ++k) threads_.emplace_back([task, arg] { task(arg); });
+    submitted_ += n;
+  }
+  void Join() {
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      threads.swap(threads_);
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  size_t submitted() const { return submitted_; }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::thread> threads_;
+  size_t submitted_ = 0;
+};
+
+// Never runs anything.
+class NeverExecutor final : public Executor {
+ public:
+  void Submit(size_t n, void (*)(void*), void*) override { submitted_ += n; }
+  size_t submitted() const { return submitted_; }
+
+ private:
+  size_t submitted_ = 0;
+};
+
+// Keeps the tasks; RunAll() runs them (after the call returned), on this
+// thread or on others.
+class LateExecutor final : public Executor {
+ public:
+  void Submit(size_t n, void (*task)(void*), void* arg) override {
+    for (size_t k = 0; k < n; ++k) tasks_.push_back({task, arg});
+  }
+  size_t RunAll() {
+    const size_t n = tasks_.size();
+    std::vector<std::thread> threads;
+    for (const auto& [task, arg] : tasks_) threads.emplace_back([task, arg] { task(arg); });
+    for (std::thread& t : threads) t.join();
+    tasks_.clear();
+    return n;
+  }
+
+ private:
+  std::vector<std::pair<void (*)(void*), void*>> tasks_;
+};
+
+// Helper hooks: sleeping on some units (the caller takes them over), or
+// blocking until released.
+std::atomic<int> g_sleep_every{0};
+std::atomic<int> g_sleep_micros{0};
+std::atomic<int> g_hook_calls{0};
+void SleepHook(size_t unit) {
+  g_hook_calls.fetch_add(1);
+  const int every = g_sleep_every.load();
+  if (every > 0 && unit % static_cast<size_t>(every) == 0) {
+    std::this_thread::sleep_for(std::chrono::microseconds(g_sleep_micros.load()));
+  }
+}
+
+std::atomic<bool> g_release{false};
+std::atomic<int> g_blocked{0};
+
+// Starts each task on a thread of its own and returns once `counter` has
+// moved (at most a second later; at once after a release when
+// `until_release`): a helper has then claimed work before the caller could
+// do it all.
+class StartedExecutor final : public Executor {
+ public:
+  explicit StartedExecutor(std::atomic<int>& counter, bool until_release = false)
+      : counter_(counter), until_release_(until_release) {}
+  ~StartedExecutor() override { Join(); }
+  void Submit(size_t n, void (*task)(void*), void* arg) override {
+    const int before = counter_.load();
+    for (size_t k = 0; k < n; ++k) threads_.emplace_back([task, arg] { task(arg); });
+    for (int i = 0; i < 1000 && counter_.load() == before; ++i) {
+      if (until_release_ && g_release.load()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  void Join() {
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  std::atomic<int>& counter_;
+  bool until_release_;
+  std::vector<std::thread> threads_;
+};
+
+void BlockHook(size_t) {
+  g_blocked.fetch_add(1);
+  while (!g_release.load()) std::this_thread::sleep_for(100us);
+}
+
+struct HookScope {
+  explicit HookScope(threads::HelperHook hook) { threads::SetHelperHook(hook); }
+  ~HookScope() {
+    threads::SetHelperHook(nullptr);
+    g_sleep_every = 0;
+    g_sleep_micros = 0;
+  }
+};
+
+// Requests whose rows are long enough to split: the parameter mixes that
+// take every path after the threaded pass (the piece read by Draw, the
+// contiguous copy for top-p, min-p, top-k, penalties, greedy).
+std::vector<test::RandomCase> Cases() {
+  std::vector<test::RandomCase> out;
+  const size_t vocabs[] = {40000, 128256, 262144};
+  for (size_t k = 0; k < 12; ++k) {
+    test::CaseMaker maker(500 + k);
+    test::RandomCase c = maker.Make(500 + k, 262144);
+    c.logits = StandardRow(vocabs[k % 3], 77 + k);
+    c.prompt.clear();
+    c.generated.clear();
+    SamplingParams& p = c.params;
+    p = SamplingParams{};
+    switch (k % 6) {
+      case 0: break;                      // plain: T = 1, f32 row, Draw by piece
+      case 1: p.top_p = 0.9; break;       // T = 1, top-p over the patched e
+      case 2: p.min_p = 0.05; break;      // T = 1, min-p over the patched e
+      case 3: p.temperature = 0.7; break;  // a second pass
+      case 4:
+        p.temperature = 0.8;
+        p.top_k = static_cast<int64_t>(c.logits.size()) / 4;  // too many to compact
+        p.top_p = 0.97;
+        break;
+      case 5:
+        p.repetition_penalty = 1.3;
+        c.prompt = {1, 2, 3, 500, 7000};
+        c.generated = {9, 9, 17};
+        p.frequency_penalty = 0.2;
+        p.min_p = 0.01;
+        break;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Outcome RunRow(const test::RandomCase& c, Workspace& ws, int threads, uint64_t seed,
+               bool logprob = true) {
+  Pcg32 rng = stream(seed, Purpose::sample);
+  SampleOptions o;
+  o.threads = threads;
+  o.logprob = logprob;
+  return OutcomeOf(sample({c.logits, c.prompt, c.generated, c.params}, rng, ws, o), rng);
+}
+
+TEST(Threads, RowEqualForAnyThreadCountPoolOrHost) {
+  const auto cases = Cases();
+  Workspace one_ws, pool_ws, host_ws;
+  ThreadExecutor host;
+  set_executor(host_ws, &host);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    for (uint64_t seed = 0; seed < 3; ++seed) {
+      const Outcome want = RunRow(cases[k], one_ws, 1, seed);
+      for (int threads = 2; threads <= 8; ++threads) {
+        ASSERT_EQ(RunRow(cases[k], pool_ws, threads, seed), want)
+            << "case " << k << " threads " << threads;
+        ASSERT_EQ(RunRow(cases[k], host_ws, threads, seed), want)
+            << "case " << k << " threads " << threads << " (host)";
+      }
+    }
+  }
+  host.Join();
+  EXPECT_GT(host.submitted(), 0u);
+}
+
+TEST(Threads, RowEqualWhenHelpersArePreemptedMidPiece) {
+  const auto cases = Cases();
+  HookScope hook(SleepHook);
+  g_sleep_micros = 400;
+  Workspace one_ws, ws;
+  for (int every : {1, 2, 3}) {
+    g_sleep_every = every;
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const Outcome want = RunRow(cases[k], one_ws, 1, k);
+      for (int threads : {2, 3, 5, 8}) {
+        ASSERT_EQ(RunRow(cases[k], ws, threads, k), want)
+            << "case " << k << " every " << every << " threads " << threads;
+      }
+    }
+  }
+  EXPECT_GT(g_hook_calls.load(), 0);
+}
+
+TEST(Threads, PiecesTakenOverAreReadThroughThePatch) {
+  // A helper sleeps in every piece, so the caller takes over each piece a
+  // helper claimed: ExpSumPass reports the patch, Piece() and Contiguous()
+  // give the one-thread values.
+  HookScope hook(SleepHook);
+  g_sleep_every = 1;
+  g_sleep_micros = 50000;
+  const std::vector<float> x = StandardRow(262144, 5);
+  std::vector<double> l(x.begin(), x.end()), want_e(l.size()), e(l.size()), alt(l.size());
+  double m = -INFINITY;
+  for (double v : l) m = std::max(m, v);
+  std::vector<double> want_sums(RowPieces::kMaxCount + 1), sums(RowPieces::kMaxCount + 1);
+  const auto v = simd::ProcessExp().variant;
+  const ExpSumResult want =
+      ExpSumPass({l.data()}, l.size(), 1.0, m, want_e.data(), v, {}, want_sums);
+  ASSERT_EQ(want.patch, nullptr);
+  bool patched = false;
+  StartedExecutor host(g_hook_calls);  // a helper called the hook
+  for (int attempt = 0; attempt < 20 && !patched; ++attempt) {
+    auto job = std::make_unique<RowJob>();
+    const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
+                                        RowThreads{2, &host, job.get(), alt.data()}, sums);
+    ASSERT_EQ(test::Bits(got.z), test::Bits(want.z));
+    for (size_t k = 0; k <= got.sums.pieces.count; ++k) {
+      ASSERT_EQ(test::Bits(got.sums.at[k]), test::Bits(want.sums.at[k]));
+    }
+    if (got.patch != nullptr) {
+      patched = true;
+      for (size_t k = 0; k < got.sums.pieces.count; ++k) {
+        const double* piece = got.patch->Piece(k);
+        for (size_t i = 0; i < got.sums.pieces.Length(k); ++i) {
+          ASSERT_EQ(test::Bits(piece[i]), test::Bits(want_e[got.sums.pieces.Begin(k) + i]));
+        }
+      }
+      // Still asleep (normally; a slow build may outlast the sleep): the
+      // copy goes to the alternate area, else e is whole again.
+      const double* all = got.patch->Contiguous();
+      EXPECT_TRUE(all == alt.data() || all == e.data());
+      for (size_t i = 0; i < l.size(); ++i) ASSERT_EQ(test::Bits(all[i]), test::Bits(want_e[i]));
+    }
+    job->WaitIdle();
+  }
+  EXPECT_TRUE(patched);
+}
+
+TEST(Threads, AHelperFinishingLateGivesItsPieceBack) {
+  HookScope hook(SleepHook);
+  g_sleep_every = 1;
+  g_sleep_micros = 2000;
+  const std::vector<float> x = StandardRow(128256, 6);
+  std::vector<double> l(x.begin(), x.end()), want_e(l.size()), e(l.size()), alt(l.size());
+  std::vector<double> sums(RowPieces::kMaxCount + 1);
+  const auto v = simd::ProcessExp().variant;
+  double m = -INFINITY;
+  for (double y : l) m = std::max(m, y);
+  simd::ExpSum(l.data(), l.size(), 1.0, m, want_e.data(), v);
+  StartedExecutor host(g_hook_calls);  // a helper called the hook
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    RowJob job;
+    const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
+                                        RowThreads{2, &host, &job, alt.data()}, sums);
+    job.WaitIdle();
+    if (got.patch == nullptr) continue;
+    // Every helper has left, having finished its piece: e itself is whole.
+    EXPECT_EQ(got.patch->Contiguous(), e.data());
+    for (size_t i = 0; i < l.size(); ++i) ASSERT_EQ(test::Bits(e[i]), test::Bits(want_e[i]));
+    return;
+  }
+  ADD_FAILURE() << "no piece was taken over";
+}
+
+TEST(Threads, AnExecutorThatNeverRunsTasks) {
+  const auto cases = Cases();
+  Workspace one_ws, ws;
+  NeverExecutor never;
+  set_executor(ws, &never);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    for (int threads : {2, 4, 8}) {
+      ASSERT_EQ(RunRow(cases[k], ws, threads, k), RunRow(cases[k], one_ws, 1, k));
+    }
+  }
+  EXPECT_GT(never.submitted(), 0u);
+}
+
+TEST(Threads, TasksRunAfterTheCallReturnedDoNothing) {
+  const auto cases = Cases();
+  Workspace one_ws, ws;
+  LateExecutor late;
+  set_executor(ws, &late);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const test::RandomCase& c = cases[k];
+    const Outcome want = RunRow(c, one_ws, 1, k);
+    auto logits = std::make_unique<std::vector<float>>(c.logits);
+    Pcg32 rng = stream(k, Purpose::sample);
+    SampleOptions o;
+    o.threads = 4;
+    const Result<Token> r = sample({*logits, c.prompt, c.generated, c.params}, rng, ws, o);
+    const Outcome got = OutcomeOf(r, rng);
+    ASSERT_EQ(got, want);
+    logits.reset();  // the caller's row is gone before the tasks run
+    EXPECT_GT(late.RunAll(), 0u);
+    EXPECT_EQ(OutcomeOf(r, rng), want);  // nothing written after return
+    ASSERT_EQ(RunRow(c, ws, 4, k), want);
+    late.RunAll();
+  }
+}
+
+// A helper inside a piece when the call returns (blocked by the hook): it
+// finishes after the caller's row is freed; the caller's results and
+// generator are untouched; the next calls on the same workspace use other
+// buffers and are right; destroying the workspace waits for the helper.
+TEST(Threads, AHelperStillInsideAfterReturnTouchesNothingOfTheCaller) {
+  const auto cases = Cases();
+  Workspace one_ws;
+  for (size_t k : {0u, 1u, 3u}) {
+    const test::RandomCase& c = cases[k];
+    const Outcome want = RunRow(c, one_ws, 1, k);
+    g_release = false;
+    g_blocked = 0;
+    HookScope hook(BlockHook);
+    StartedExecutor host(g_blocked, true);  // a helper blocked in the hook
+    auto ws = std::make_unique<Workspace>();
+    set_executor(*ws, &host);
+    auto logits = std::make_unique<std::vector<float>>(c.logits);
+    Pcg32 rng = stream(k, Purpose::sample);
+    SampleOptions o;
+    o.threads = 2;
+    Result<Token> r = sample({*logits, c.prompt, c.generated, c.params}, rng, *ws, o);
+    const Outcome got = OutcomeOf(r, rng);
+    ASSERT_EQ(got, want);
+    // Wait for the helper to be inside (it blocks in the hook).
+    for (int i = 0; i < 2000 && g_blocked.load() == 0; ++i) std::this_thread::sleep_for(1ms);
+    ASSERT_GT(g_blocked.load(), 0);
+    logits.reset();
+    // Another call while the helper is still inside: other buffers.
+    threads::SetHelperHook(nullptr);
+    set_executor(*ws, nullptr);
+    ASSERT_EQ(RunRow(c, *ws, 2, k), want);
+    ASSERT_EQ(RunRow(c, *ws, 3, k), want);
+    std::thread release([] {
+      std::this_thread::sleep_for(20ms);
+      g_release = true;
+    });
+    const auto start = std::chrono::steady_clock::now();
+    ws.reset();  // waits for the helper
+    EXPECT_GE(std::chrono::steady_clock::now() - start, 10ms);
+    release.join();
+    host.Join();
+    EXPECT_EQ(OutcomeOf(r, rng), want);
+  }
+}
+
+// Batches.
+struct BatchCase {
+  std::vector<test::RandomCase> rows;
+};
+
+BatchCase MakeBatchCase(uint64_t seed, size_t count) {
+  BatchCase b;
+  const auto cases = Cases();
+  test::CaseMaker maker(seed);
+  for (size_t i = 0; i < count; ++i) {
+    if (i % 3 == 2) {
+      b.rows.push_back(maker.Make(seed * 100 + i, 40000));  // any request, errors included
+    } else {
+      b.rows.push_back(cases[(seed + i) % cases.size()]);
+    }
+  }
+  return b;
+}
+
+std::vector<Outcome> RowByRow(const BatchCase& b) {
+  Workspace ws;
+  std::vector<Outcome> out;
+  for (size_t i = 0; i < b.rows.size(); ++i) out.push_back(RunRow(b.rows[i], ws, 1, 1000 + i));
+  return out;
+}
+
+std::vector<Outcome> RunBatch(const BatchCase& b, BatchWorkspace& ws, int threads,
+                              int row_threads = 1) {
+  std::vector<Pcg32> rngs;
+  for (size_t i = 0; i < b.rows.size(); ++i) rngs.push_back(stream(1000 + i, Purpose::sample));
+  std::vector<BatchRow> rows;
+  for (size_t i = 0; i < b.rows.size(); ++i) {
+    const test::RandomCase& c = b.rows[i];
+    rows.push_back({{c.logits, c.prompt, c.generated, c.params}, &rngs[i]});
+  }
+  std::vector<Result<Token>> results;
+  SampleOptions o;
+  o.threads = row_threads;
+  sample_batch(rows, results, ws, o, threads);
+  std::vector<Outcome> out;
+  for (size_t i = 0; i < rows.size(); ++i) out.push_back(OutcomeOf(results[i], rngs[i]));
+  return out;
+}
+
+TEST(Threads, BatchEqualForAnyThreadCountPoolOrHost) {
+  for (size_t count : {1u, 2u, 5u, 8u, 13u}) {
+    const BatchCase b = MakeBatchCase(count, count);
+    const auto want = RowByRow(b);
+    BatchWorkspace pool_ws, host_ws;
+    ThreadExecutor host;
+    set_executor(host_ws, &host);
+    for (int threads = 1; threads <= 8; ++threads) {
+      ASSERT_EQ(RunBatch(b, pool_ws, threads), want) << count << " rows, " << threads;
+      ASSERT_EQ(RunBatch(b, host_ws, threads, threads % 3 + 1), want)
+          << count << " rows, " << threads << " (host)";
+    }
+    host.Join();
+  }
+}
+
+TEST(Threads, BatchEqualWhenHelpersArePreempted) {
+  const BatchCase b = MakeBatchCase(9, 9);
+  const auto want = RowByRow(b);
+  HookScope hook(SleepHook);
+  g_sleep_micros = 3000;
+  BatchWorkspace ws;
+  for (int every : {1, 2}) {
+    g_sleep_every = every;
+    for (int threads : {2, 3, 4, 8}) {
+      ASSERT_EQ(RunBatch(b, ws, threads, 2), want) << every << " " << threads;
+    }
+  }
+}
+
+TEST(Threads, BatchWithAnExecutorThatNeverRunsTasks) {
+  const BatchCase b = MakeBatchCase(8, 8);
+  const auto want = RowByRow(b);
+  BatchWorkspace ws;
+  NeverExecutor never;
+  set_executor(ws, &never);
+  for (int threads : {2, 4, 8}) ASSERT_EQ(RunBatch(b, ws, threads, 2), want);
+  EXPECT_GT(never.submitted(), 0u);
+}
+
+TEST(Threads, BatchTasksRunLateOrHelpersStillInsideTouchNothing) {
+  const BatchCase b = MakeBatchCase(7, 7);
+  const auto want = RowByRow(b);
+  // Tasks run after the call returned.
+  {
+    BatchWorkspace ws;
+    LateExecutor late;
+    set_executor(ws, &late);
+    ASSERT_EQ(RunBatch(b, ws, 3), want);
+    EXPECT_GT(late.RunAll(), 0u);
+    ASSERT_EQ(RunBatch(b, ws, 4, 2), want);
+    late.RunAll();
+  }
+  // A helper blocked after copying its row, released after the caller's
+  // rows, results and generators are gone: the workspace's destructor
+  // waits for it.
+  g_release = false;
+  g_blocked = 0;
+  HookScope hook(BlockHook);
+  ThreadExecutor host;
+  auto ws = std::make_unique<BatchWorkspace>();
+  set_executor(*ws, &host);
+  auto copy = std::make_unique<BatchCase>(b);
+  std::vector<Pcg32> rngs;
+  for (size_t i = 0; i < copy->rows.size(); ++i) rngs.push_back(stream(1000 + i, Purpose::sample));
+  std::vector<BatchRow> rows;
+  for (size_t i = 0; i < copy->rows.size(); ++i) {
+    const test::RandomCase& c = copy->rows[i];
+    rows.push_back({{c.logits, c.prompt, c.generated, c.params}, &rngs[i]});
+  }
+  auto results = std::make_unique<std::vector<Result<Token>>>();
+  sample_batch(rows, *results, *ws, {}, 2);
+  std::vector<Outcome> got;
+  for (size_t i = 0; i < rows.size(); ++i) got.push_back(OutcomeOf((*results)[i], rngs[i]));
+  ASSERT_EQ(got, want);
+  for (int i = 0; i < 2000 && g_blocked.load() == 0; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_GT(g_blocked.load(), 0);
+  copy.reset();
+  rows.clear();
+  rows.shrink_to_fit();
+  const std::vector<Pcg32> kept_rngs = rngs;
+  results.reset();
+  threads::SetHelperHook(nullptr);
+  std::thread release([] {
+    std::this_thread::sleep_for(20ms);
+    g_release = true;
+  });
+  ws.reset();
+  release.join();
+  host.Join();
+  for (size_t i = 0; i < rngs.size(); ++i) EXPECT_EQ(rngs[i].state(), kept_rngs[i].state());
+}
+
+// The slot table: a token whose call closed does nothing; Busy() follows
+// the helpers inside.
+class CountingJob final : public threads::Job {
+ public:
+  void Help() override {
+    helps.fetch_add(1);
+    while (hold.load()) std::this_thread::sleep_for(100us);
+  }
+  std::atomic<int> helps{0};
+  std::atomic<bool> hold{false};
+};
+
+TEST(Threads, StaleTokensDoNothingAndBusyFollowsHelpers) {
+  CountingJob job;
+  threads::Ticket ticket;
+  EXPECT_FALSE(ticket.Busy());
+  void* token = ticket.Open(&job);
+  ASSERT_NE(token, nullptr);
+  EXPECT_TRUE(ticket.Busy());
+  threads::HelperTask(token);
+  EXPECT_EQ(job.helps.load(), 1);
+  job.hold = true;
+  std::thread inside([token] { threads::HelperTask(token); });
+  while (job.helps.load() < 2) std::this_thread::sleep_for(100us);
+  ticket.Close();
+  threads::HelperTask(token);  // closed: does not enter
+  EXPECT_EQ(job.helps.load(), 2);
+  EXPECT_TRUE(ticket.Busy());  // one still inside
+  job.hold = false;
+  inside.join();
+  EXPECT_FALSE(ticket.Busy());
+  // Reopened (maybe another slot): the old token stays stale.
+  void* again = ticket.Open(&job);
+  ASSERT_NE(again, nullptr);
+  threads::HelperTask(token);
+  EXPECT_EQ(job.helps.load(), 2);
+  ticket.Close();
+}
+
+TEST(Threads, PoolGrowsToTheLargestTeamAndShutsDown) {
+  Workspace ws;
+  const test::RandomCase c = Cases()[1];  // V = 128256: up to 7 threads
+  ASSERT_EQ(c.logits.size(), 128256u);
+  const Outcome want = RunRow(c, ws, 1, 0);
+  shutdown_library_pool();
+  EXPECT_EQ(threads::PoolThreads(), 0u);
+  ASSERT_EQ(RunRow(c, ws, 3, 0), want);
+  EXPECT_EQ(threads::PoolThreads(), 2u);
+  ASSERT_EQ(RunRow(c, ws, 2, 0), want);
+  EXPECT_EQ(threads::PoolThreads(), 2u);
+  shutdown_library_pool();
+  EXPECT_EQ(threads::PoolThreads(), 0u);
+  ASSERT_EQ(RunRow(c, ws, 2, 0), want);
+  EXPECT_EQ(threads::PoolThreads(), 1u);
+}
+
+TEST(Threads, BatchThreadsBeyondTheCapUseSixtyFour) {
+  BatchCase b;
+  test::CaseMaker maker(7);
+  for (size_t i = 0; i < 80; ++i) b.rows.push_back(maker.Make(700 + i, 5000));
+  const auto want = RowByRow(b);
+  BatchWorkspace ws;
+  shutdown_library_pool();
+  for (int threads : {65, 100000, std::numeric_limits<int>::max()}) {
+    ASSERT_EQ(RunBatch(b, ws, threads), want) << threads;
+    EXPECT_LE(threads::PoolThreads(), static_cast<size_t>(kMaxRowThreads - 1)) << threads;
+  }
+  shutdown_library_pool();
+}
+
+}  // namespace
+}  // namespace exactsample

@@ -1,0 +1,122 @@
+#include "tools/cli/json_values.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace exactsample::cli {
+namespace {
+
+using nlohmann::json;
+
+Error Bad(const std::string& field, const std::string& why) {
+  return {ErrorCode::invalid_parameter, field, field + ": " + why};
+}
+
+struct TooDeep {};
+
+// The numeric-string grammar of the header comment.
+bool IsNumericText(std::string_view s) {
+  if (s == "inf" || s == "-inf" || s == "nan") return true;
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.' && (++i, !digits())) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+Error OutOfRange(const std::string& field, const json& v, const std::string& range) {
+  return Bad(field, "expected an integer in " + range + ", got " + Brief(v));
+}
+
+}  // namespace
+
+Result<json> ParseJson(std::string_view text, const std::string& where) {
+  const json::parser_callback_t bounded = [](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxJsonDepth) throw TooDeep{};
+    return true;
+  };
+  try {
+    return json::parse(text, bounded);
+  } catch (const TooDeep&) {
+    return Bad(where, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  } catch (const json::exception& e) {
+    return Bad(where, std::string("not JSON: ") + e.what());
+  }
+}
+
+std::string Brief(const json& v) {
+  constexpr size_t kShown = 40;
+  switch (v.type()) {
+    case json::value_t::array:
+      return "an array of " + std::to_string(v.size()) + " items";
+    case json::value_t::object:
+      return "an object of " + std::to_string(v.size()) + " keys";
+    case json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      if (s.size() <= kShown) return v.dump(-1, ' ', false, json::error_handler_t::replace);
+      return json(s.substr(0, kShown)).dump(-1, ' ', false, json::error_handler_t::replace) +
+             "... (" + std::to_string(s.size()) + " bytes)";
+    }
+    case json::value_t::number_float: {
+      const double d = v.get<double>();
+      if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) >= 0x1p53) {
+        char buf[400];
+        std::snprintf(buf, sizeof buf, "%.0f", d);
+        return buf;
+      }
+      return v.dump();
+    }
+    default:
+      return v.dump();
+  }
+}
+
+Result<double> ParseReal(const json& v, const std::string& field) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string() && IsNumericText(v.get_ref<const std::string&>())) {
+    const std::string& s = v.get_ref<const std::string&>();
+    const double d = std::strtod(s.c_str(), nullptr);
+    if (std::isinf(d) && s.find("inf") == std::string::npos) {
+      return Bad(field, Brief(v) + " is beyond the f64 range");
+    }
+    return d;
+  }
+  return Bad(field, "expected a number or a numeric string (JSON number syntax, "
+                    "\"inf\", \"-inf\" or \"nan\"), got " + Brief(v));
+}
+
+Result<int64_t> ParseInt(const json& v, const std::string& field, int64_t lo, int64_t hi) {
+  const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  if (!v.is_number_integer()) return OutOfRange(field, v, range);
+  const bool inside = v.is_number_unsigned()
+                          ? hi >= 0 && v.get<uint64_t>() <= static_cast<uint64_t>(hi)
+                          : v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+  if (!inside) {
+    return OutOfRange(field, v, range);
+  }
+  return v.get<int64_t>();
+}
+
+Result<uint64_t> ParseUnsigned(const json& v, const std::string& field) {
+  if (!v.is_number_unsigned()) {
+    return OutOfRange(field, v, "[0, " + std::to_string(UINT64_MAX) + "]");
+  }
+  return v.get<uint64_t>();
+}
+
+}  // namespace exactsample::cli
