@@ -11,8 +11,9 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   plan.threads = options.threads;
   plan.exp = simd::CallerExp();  // this thread's floating-point mode
   plan.top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < request.logits.size();
-  plan.adjust = !request.bias.ids.empty() || !request.mask.allowed.empty() ||
-                !request.mask.banned.empty() || !request.mask.allowed_bits.empty();
+  plan.mask = !request.mask.allowed.empty() || !request.mask.banned.empty() ||
+              !request.mask.allowed_bits.empty();
+  plan.adjust = plan.mask || !request.bias.ids.empty();
   plan.top_logprobs = static_cast<size_t>(p.top_logprobs);
   plan.logprob = options.logprob || options.trace != nullptr || plan.top_logprobs > 0;
   plan.shared_softmax = p.temperature == 1.0 && !plan.top_k;

@@ -79,22 +79,11 @@ const uint32_t* AllowedBits(const TokenMask& mask, size_t n, std::vector<uint32_
   return scratch.data();
 }
 
-// The bias and the mask on l (widened, largest value max_before) in place;
-// returns the largest logit after them. Errors: a bias to +inf (the lowest
-// such id), every logit -inf.
-Result<double> ApplyBiasAndMask(const Request& request, double* l, size_t n,
-                                double max_before, detail::WorkspaceImpl& ws) {
+// The bias on l (widened and masked, largest value max_before) in place;
+// returns the largest logit after it. Error: a bias to +inf (the lowest
+// such id). A masked-out id stays -inf.
+Result<double> ApplyBias(const LogitBias& bias, double* l, size_t n, double max_before) {
   double max = max_before;
-  const TokenMask& mask = request.mask;
-  if (!mask.allowed.empty() || !mask.banned.empty() || !mask.allowed_bits.empty()) {
-    const uint32_t* const bits = AllowedBits(mask, n, ws.mask_bits);
-    // Branch-free: a mask's bits are as unpredictable as coin flips.
-    for (size_t i = 0; i < n; ++i) {
-      l[i] = ((bits[i / 32] >> (i % 32)) & 1) != 0 ? l[i] : -INFINITY;
-    }
-    max = simd::Max(l, n);
-  }
-  const LogitBias& bias = request.bias;
   bool stale = false;
   for (size_t j = 0; j < bias.ids.size(); ++j) {
     double& v = l[bias.ids[j]];
@@ -127,16 +116,21 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   const size_t n = request.logits.size();
   const float* const x = request.logits.data();
   double* const l = plan.f32_row ? nullptr : ws.l.data();
-  // Step 1, checking the row and finding its maximum in the same pass.
-  const simd::WidenResult widened = WidenMaxPass(x, n, l, plan.threads);
-  if (widened.bad || widened.max == -INFINITY) {
-    return *checks::LogitValues(request.logits);
+  // Step 1 and the mask, checking the row and finding the largest logit
+  // after the mask in the same pass.
+  const simd::WidenResult widened =
+      WidenMaxPass(x, n, l, plan.threads,
+                   {plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr});
+  if (widened.bad) return *checks::LogitValues(request.logits);
+  if (widened.max == -INFINITY) {  // a finite bias leaves -inf logits -inf
+    if (auto e = checks::LogitValues(request.logits)) return *e;
+    return checks::AllMaskedOut();
   }
   double max = widened.max;
-  if (plan.adjust) {
-    const Result<double> adjusted = ApplyBiasAndMask(request, l, n, max, ws);
-    if (!adjusted) return adjusted.error();
-    max = *adjusted;
+  if (!request.bias.ids.empty()) {
+    const Result<double> biased = ApplyBias(request.bias, l, n, max);
+    if (!biased) return biased.error();
+    max = *biased;
   }
   if (l != nullptr) {  // steps 2 and 3; none apply on the f32-row path
     const auto penalized = ApplyPenalties(request, l, max, ws.history);

@@ -31,6 +31,7 @@ struct Plan {
   int threads;           // SampleOptions::threads, for the passes over all V ids
   simd::ExpVariant exp;  // the exp the kernels replicate
   bool top_k;            // step 6 cuts: 0 < top_k < V
+  bool mask;             // a mask is given
   bool adjust;           // a logit bias or a mask is given
   size_t top_logprobs;   // Token::top_logprobs entries wanted
   bool logprob;          // the logprob's softmax is wanted (by the caller or a trace)

@@ -179,6 +179,16 @@ TEST(Features, BadInputsNameTheFieldAndDrawNothing) {
   bad.push_back({{x, {}, {}, {}, {}, {{}, {}, one_word}}, "mask"});
   std::vector<float> wide(40, 1.0f);
   bad.push_back({{wide, {}, {}, {}, {}, {{}, {}, short_bits}}, "allowed_bitmask"});
+  // The row's own errors come first, masked ids included.
+  const int32_t one[] = {1};
+  const double minus_huge[] = {-1.7e308, -1.7e308};
+  const std::vector<float> nan_row{0.5f, NAN, 2.0f}, no_finite(3, -INFINITY);
+  const std::vector<float> one_finite{-INFINITY, 1.0f, -INFINITY};
+  bad.push_back({{nan_row, {}, {}, {}, {}, {{}, one, {}}}, "logits"});
+  bad.push_back({{no_finite, {}, {}, {}, {}, {in_range, {}, {}}}, "logits"});
+  bad.push_back({{one_finite, {}, {}, {}, {}, {{}, one, {}}}, "mask"});
+  const int32_t one_twice[] = {1, 1};
+  bad.push_back({{one_finite, {}, {}, {}, {one_twice, minus_huge}}, "mask"});  // -inf
   for (int64_t n : {-1, 21}) {
     Request r{x, {}, {}, {}};
     r.params.top_logprobs = n;
@@ -194,6 +204,22 @@ TEST(Features, BadInputsNameTheFieldAndDrawNothing) {
       EXPECT_NE(t.error().message.find(b.field), std::string::npos) << t.error().message;
       EXPECT_EQ(rng.draws_u32(), 0u);
     }
+  }
+}
+
+// The bias comes before the mask: a masked-out id biased to +inf is no
+// error, only -inf.
+TEST(Features, MaskedIdBiasedToInfinityIsMasked) {
+  const std::vector<float> x{0.5f, -1.0f, 2.0f};
+  const int32_t twice[] = {2, 2}, banned[] = {2};
+  const double huge[] = {1.7e308, 1.7e308};
+  Workspace ws;
+  for (Engine engine : {Engine::reference, Engine::fast}) {
+    Pcg32 rng = stream(1, Purpose::sample);
+    const auto t = sample({x, {}, {}, {}, {twice, huge}, {{}, banned, {}}}, rng, ws,
+                          {.engine = engine});
+    ASSERT_TRUE(t) << t.error().message;
+    EXPECT_NE(t->id, 2);
   }
 }
 
