@@ -38,9 +38,9 @@ struct Plan {
   // Temperature 1 without top-k: the logprob's e values are step 9's over
   // K = every id, so steps 6 to 9 need no second exp pass.
   bool shared_softmax;
-  // Shared, and nothing else reads every logit (no bias, mask, penalty,
-  // top-p, min-p, top-N or trace): the passes read the f32 row and the f64
-  // row is never stored.
+  // Shared, and nothing else needs the f64 row (no bias, mask, penalty,
+  // top-p, min-p or trace): the passes (and top-N's selection) read the f32
+  // row and the f64 row is not stored.
   bool f32_row;
 
   static Plan Of(const Request& request, const SampleOptions& options);
