@@ -88,7 +88,7 @@ struct Scratch {
   explicit Scratch(const Inputs& in)
       : l(in.l.size()),
         e(in.e),
-        ids(in.l.size()),
+        ids(simd::NucleusScratchWords(in.l.size())),
         top(kTopK),
         top_scratch(simd::TopKScratchSize(in.l.size())) {}
   std::vector<double> l;

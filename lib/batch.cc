@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "lib/executor.hpp"
@@ -21,6 +23,9 @@
 
 namespace exactsample {
 namespace {
+
+// Short enough not to allocate.
+Error OutOfMemory() { return Error{ErrorCode::out_of_memory, "memory", "out of memory"}; }
 
 Error NoGenerator(size_t row) {
   return Error{ErrorCode::invalid_parameter, "rng",
@@ -199,9 +204,18 @@ void sample_batch(std::span<const BatchRow> rows,
   detail::BatchWorkspaceImpl& impl = detail::WorkspaceAccess::Of(workspace);
   Workspace& ws = workspace.ForThread(0);
   threads::SetExecutor(ws, impl.executor);
+  // A row that cannot allocate gets out_of_memory and the others are
+  // sampled; its generator is untouched (the draw comes after every
+  // allocation but a trace's).
   const auto in_place = [&](size_t i, const SampleOptions& o) {
-    results[i] = rows[i].rng == nullptr ? Result<Token>(NoGenerator(i))
-                                        : sample(rows[i].request, *rows[i].rng, ws, o);
+    try {
+      results[i] = rows[i].rng == nullptr ? Result<Token>(NoGenerator(i))
+                                          : sample(rows[i].request, *rows[i].rng, ws, o);
+    } catch (const std::bad_alloc&) {
+      results[i] = OutOfMemory();
+    } catch (const std::length_error&) {
+      results[i] = OutOfMemory();
+    }
   };
   const size_t team = std::min<size_t>(
       {threads > 0 ? static_cast<size_t>(threads)
@@ -224,7 +238,7 @@ void sample_batch(std::span<const BatchRow> rows,
   job.Prepare(rows, bulk, whole, team - 1);
   if (bulk > 0) {
     if (void* token = job.ticket_.Open(&job)) {
-      threads::Choose(impl.executor.get()).Submit(team - 1, threads::HelperTask, token);
+      threads::SubmitHelpers(impl.executor.get(), team - 1, token);
     }
   }
   for (;;) {

@@ -38,6 +38,7 @@ exactsample_status StatusOf(ErrorCode code) {
     case ErrorCode::invalid_logits: return EXACTSAMPLE_INVALID_LOGITS;
     case ErrorCode::invalid_ids: return EXACTSAMPLE_INVALID_IDS;
     case ErrorCode::degenerate: return EXACTSAMPLE_DEGENERATE;
+    case ErrorCode::out_of_memory: return EXACTSAMPLE_OUT_OF_MEMORY;
   }
   return EXACTSAMPLE_INTERNAL;
 }

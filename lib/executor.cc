@@ -228,10 +228,12 @@ void HelperTask(void* token) {
   slot.word.fetch_sub(1, std::memory_order_release);
 }
 
-Executor& Choose(Executor* chosen, Executor* fallback) {
-  if (chosen != nullptr) return *chosen;
-  if (fallback != nullptr) return *fallback;
-  return ThePool();
+void SubmitHelpers(Executor* chosen, size_t n, void* token) noexcept {
+  try {
+    (chosen != nullptr ? *chosen : ThePool()).Submit(n, HelperTask, token);
+  } catch (...) {
+    // No helper comes for what was not handed over: the caller does it.
+  }
 }
 
 void WakeHelpers(Executor* chosen) {

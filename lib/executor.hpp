@@ -51,9 +51,11 @@ class Ticket {
 // call is still open, helps, and leaves.
 void HelperTask(void* token);
 
-// The executor to use: the first of `chosen`, `fallback` that is set, else
-// the library pool.
-Executor& Choose(Executor* chosen, Executor* fallback = nullptr);
+// Hands n runs of HelperTask(token) to `chosen` (null: the library pool).
+// Never throws: when the executor fails (the pool cannot start a thread or
+// queue the task, a host's submit throws), fewer helpers or none come and
+// the caller does the work.
+void SubmitHelpers(Executor* chosen, size_t n, void* token) noexcept;
 
 // When `chosen` is null (the library pool): wakes the pool's sleeping
 // workers into their spin, so that tasks a call submits a little later (its

@@ -2,6 +2,8 @@
 // work: the vocabulary is not rescanned for them.
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "lib/row_passes.hpp"
 #include "lib/steps.hpp"
@@ -17,50 +19,53 @@ struct PenaltyOutcome {
 };
 
 // Applies the repetition, presence and frequency penalties to l (the widened
-// logits, whose maximum is max_before) in place. `scratch` is reused memory.
-// Errors are those of checks::Penalized for the lowest offending id.
+// logits, whose maximum is max_before) in place, in O(prompt + generated):
+// `counts` (zero on entry, left zero) holds per id twice its generated count
+// plus one when it is in the prompt, and each distinct id is visited once.
+// An error is checks::Penalized's for the lowest offending id, as the
+// reference's walk in id order finds it.
 Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
-                                      double max_before,
-                                      std::vector<int32_t>& scratch) {
+                                      double max_before, std::vector<uint64_t>& counts) {
   const SamplingParams& p = request.params;
   const bool repetition = p.repetition_penalty != 1.0;
   const bool additive = p.frequency_penalty != 0.0 || p.presence_penalty != 0.0;
   PenaltyOutcome out{max_before, false};
   if (!PenaltiesApply(request)) return out;
 
-  // Two sorted runs: generated ids (their run lengths are the frequency
-  // counts), then prompt ids. Walking both visits each distinct id once, in
-  // ascending order, so the first error is the reference's.
-  scratch.assign(request.generated.begin(), request.generated.end());
-  const auto gen_end = static_cast<std::ptrdiff_t>(scratch.size());
-  scratch.insert(scratch.end(), request.prompt.begin(), request.prompt.end());
-  std::sort(scratch.begin(), scratch.begin() + gen_end);
-  std::sort(scratch.begin() + gen_end, scratch.end());
-  const int32_t* g = scratch.data();
-  const int32_t* const g_end = g + gen_end;
-  const int32_t* q = g_end;
-  const int32_t* const q_end = scratch.data() + scratch.size();
-
+  if (counts.size() < request.logits.size()) counts.resize(request.logits.size());
+  for (const int32_t id : request.generated) counts[static_cast<size_t>(id)] += 2;
+  if (repetition) {
+    for (const int32_t id : request.prompt) counts[static_cast<size_t>(id)] |= 1;
+  }
   double touched_max = -INFINITY;
-  while (g != g_end || q != q_end) {
-    const int32_t id = (q == q_end || (g != g_end && *g <= *q)) ? *g : *q;
-    int64_t count = 0;
-    for (; g != g_end && *g == id; ++g) ++count;
-    for (; q != q_end && *q == id; ++q) {
-    }
-    if (!repetition && count == 0) continue;
+  std::optional<Error> error;
+  int32_t error_id = 0;
+  const auto visit = [&](int32_t id) {
+    uint64_t& c = counts[static_cast<size_t>(id)];
+    if (c == 0) return;  // visited already
+    const uint64_t count = c >> 1;
+    c = 0;
     double& v = l[id];
     out.max_stale |= (v == max_before);
     if (repetition) {
       v = v > 0 ? v / p.repetition_penalty : v * p.repetition_penalty;
     }
     if (additive && count > 0) {
-      v = v - p.frequency_penalty * static_cast<double>(count) -
-          p.presence_penalty;
+      v = v - p.frequency_penalty * static_cast<double>(count) - p.presence_penalty;
     }
-    if (auto e = checks::Penalized(v, id, p)) return *e;
+    if (!error || id < error_id) {
+      if (auto e = checks::Penalized(v, id, p)) {
+        error = std::move(e);
+        error_id = id;
+      }
+    }
     touched_max = std::max(touched_max, v);
+  };
+  for (const int32_t id : request.generated) visit(id);
+  if (repetition) {
+    for (const int32_t id : request.prompt) visit(id);
   }
+  if (error) return *error;
   out.max_logit = std::max(max_before, touched_max);
   return out;
 }
@@ -133,7 +138,7 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     max = *biased;
   }
   if (l != nullptr) {  // steps 2 and 3; none apply on the f32-row path
-    const auto penalized = ApplyPenalties(request, l, max, ws.history);
+    const auto penalized = ApplyPenalties(request, l, max, ws.penalty_counts);
     if (!penalized) return penalized.error();
     max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;
   }

@@ -129,8 +129,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   job.patches_ = 0;
   job.contiguous_ = false;
   if (void* token = job.ticket_.Open(&job)) {
-    threads::Choose(threads.executor)
-        .Submit(static_cast<size_t>(team - 1), threads::HelperTask, token);
+    threads::SubmitHelpers(threads.executor, static_cast<size_t>(team - 1), token);
   }
 
   // Every piece in ascending order: a free one is claimed and computed here,

@@ -15,14 +15,16 @@
 #include "lib/executor.hpp"
 #include "lib/row_passes.hpp"
 #include "lib/row_sums.hpp"
+#include "simd/nucleus.hpp"
 
 namespace exactsample::detail {
 
 struct WorkspaceImpl {
   std::vector<double> l;         // penalised logits, f64 (8 bytes per id)
   std::vector<double> e;         // exp values of the kept set (8 bytes per id)
-  std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets (4)
-  std::vector<int32_t> history;  // sorted prompt and generated ids
+  std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets, the
+                                 // nucleus histogram (4, plus 32 KiB)
+  std::vector<uint64_t> penalty_counts;  // per id, zero between calls (8, with penalties)
   std::vector<uint32_t> mask_bits;  // the mask's allowed ids, one bit each
   std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
   std::vector<double> top_l;     // top-p's candidates), their penalised
@@ -73,7 +75,9 @@ struct WorkspaceImpl {
     // larger than the scratch that stays.
     if (l.size() < vocab) l.resize(vocab);
     if (e.size() < vocab) e.resize(vocab);
-    if (ids.size() < vocab) ids.resize(vocab);
+    if (ids.size() < simd::NucleusScratchWords(vocab)) {
+      ids.resize(simd::NucleusScratchWords(vocab));
+    }
     if (sums.size() < RowPieces::kMaxCount + 1) sums.resize(RowPieces::kMaxCount + 1);
   }
 
@@ -101,15 +105,17 @@ struct WorkspaceImpl {
 
   // Swaps the current row buffers for a set nobody is inside (a new one
   // when every set aside is still busy).
+  // The new set is made before anything moves: if that allocation fails,
+  // the busy buffers stay where they are, and so does the job helpers are in.
   void SetAside() {
-    RowBuffers current{std::move(l), std::move(e), std::move(e_logprob),
-                       std::move(x_copy), std::move(logprob_job), std::move(kept_job)};
     size_t k = 0;
     while (k < set_aside.size() &&
            (Busy(set_aside[k].logprob_job) || Busy(set_aside[k].kept_job))) {
       ++k;
     }
     if (k == set_aside.size()) set_aside.emplace_back();
+    RowBuffers current{std::move(l), std::move(e), std::move(e_logprob),
+                       std::move(x_copy), std::move(logprob_job), std::move(kept_job)};
     RowBuffers& idle = set_aside[k];
     l = std::move(idle.l);
     e = std::move(idle.e);

@@ -43,6 +43,7 @@ const char* CodeName(xs::ErrorCode code) {
     case xs::ErrorCode::invalid_parameter: return "invalid_parameter";
     case xs::ErrorCode::invalid_logits: return "invalid_logits";
     case xs::ErrorCode::invalid_ids: return "invalid_ids";
+    case xs::ErrorCode::out_of_memory: return "out_of_memory";
     case xs::ErrorCode::degenerate: break;
   }
   return "degenerate";

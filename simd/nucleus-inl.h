@@ -43,7 +43,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using twins::Cut;
 
-inline constexpr uint32_t kBuckets = 4096;
+inline constexpr uint32_t kBuckets = kNucleusBuckets;
 // Scratch positions tried as one grid step before splitting.
 inline constexpr size_t kChunk = 1024;
 inline constexpr size_t kNoCut = SIZE_MAX;
@@ -364,31 +364,33 @@ class CutWalk {
   double& s_;
 };
 
-// Per-tier histogram, on the stack: bounds[r + 1] first counts rank r, then
-// bounds[r] is where rank r starts in the scratch.
+// Per-tier histogram: bounds[r + 1] first counts rank r, then bounds[r] is
+// where rank r starts in the scratch ids; bounds and cursor are in the
+// caller's scratch, past the ids.
 struct RankHistogram {
-  uint32_t bounds[kBuckets + 1];
-  uint32_t cursor[kBuckets];
-  double mass[kBuckets];  // sum of e per rank, in any order: only a guide
+  uint32_t* bounds;  // kBuckets + 1
+  uint32_t* cursor;  // kBuckets
+  float mass[kBuckets];  // sum of e per rank, in any order: only a guide
 };
 
-// Buckets the ids of `tier` into ids[base...] and continues the walk (s) over
+// Buckets the ids of `tier` into ids[base...] (counts: the histogram's
+// 2 kBuckets + 1 words) and continues the walk (s) over
 // them: the position of the cut, or kNoCut with *end just past the tier.
 // Ranks up to just past where the approximate mass reaches p are scattered
 // and walked first; the others only if the walk gets there.
 template <class D>
 size_t WalkTier(D d, const NucleusRow& row, const Tier& tier,
-                const Survey& survey, uint32_t* ids, size_t base, double p,
-                double& s, size_t* end) {
+                const Survey& survey, uint32_t* ids, uint32_t* counts, size_t base,
+                double p, double& s, size_t* end) {
   const BucketKey key = BucketKey::Spanning(
       row.T(std::max(tier.lo, survey.l_min)),
       row.T(std::min(std::nextafter(tier.hi, -INFINITY), survey.l_max)));
-  RankHistogram h;
+  RankHistogram h{counts, counts + kBuckets + 1, {}};
   std::fill(h.bounds, h.bounds + kBuckets + 1, 0u);
-  std::fill(h.mass, h.mass + kBuckets, 0.0);
+  std::fill(h.mass, h.mass + kBuckets, 0.0f);
   ForEachRanked(d, row, tier, key, 0, kBuckets - 1, [&](size_t i, uint32_t r) {
     ++h.bounds[r + 1];
-    h.mass[r] += row.e[i];
+    h.mass[r] += static_cast<float>(row.e[i]);
   });
   h.bounds[0] = static_cast<uint32_t>(base);
   for (uint32_t r = 1; r <= kBuckets; ++r) h.bounds[r] += h.bounds[r - 1];
@@ -447,7 +449,7 @@ Cut NucleusCut(D d, const double* l, double divisor, const double* e, size_t n,
   size_t base = 0;
   for (const Tier& tier : tiers) {
     if (!(tier.lo < tier.hi)) continue;
-    const size_t hit = WalkTier(d, row, tier, survey, ids, base, p, s, &base);
+    const size_t hit = WalkTier(d, row, tier, survey, ids, scratch + n, base, p, s, &base);
     if (hit != kNoCut) return Cut{true, row.T(l[ids[hit]]), ids[hit], hit + 1};
   }
   return Cut{false, 0.0, 0, survey.count};

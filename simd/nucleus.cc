@@ -26,7 +26,7 @@ HWY_EXPORT(NucleusCutImpl);
 
 Cut NucleusCut(const double* l, double divisor, const double* e, size_t n,
                double z, double p, std::span<uint32_t> scratch) {
-  HWY_ASSERT(scratch.size() >= n);
+  HWY_ASSERT(scratch.size() >= NucleusScratchWords(n));
   return HWY_DYNAMIC_DISPATCH(NucleusCutImpl)(l, divisor, e, n, z, p, scratch.data());
 }
 

@@ -100,6 +100,22 @@ class BadInputTest(cli_harness.TempDirTest):
             self.assertEqual((status, err), (2, "exactsample replay: " + self.path("deep.json") +
                                              ": nested deeper than 32 levels"))
 
+    def test_both_sides_refuse_the_same_nesting(self):
+        # 29 arrays inside case, cases and the document: 32 levels, read;
+        # one more: refused, by the program and by the Python transcription.
+        for arrays, readable in [(29, True), (30, False)]:
+            logits = "[" * arrays + "1.0" + "]" * arrays
+            with open(self.path("nest.json"), "w") as f:
+                f.write('{"cases": [{"name": "a", "seed": 1, "logits": ' + logits + "}]}")
+            status, _, _ = run("replay", self.path("nest.json"))
+            py = subprocess.run([sys.executable, SPEC_SAMPLER, "replay", self.path("nest.json")],
+                                capture_output=True, text=True)
+            self.assertEqual(status, 1 if readable else 2, arrays)
+            self.assertEqual(py.returncode, 0 if readable else 2, arrays)
+            if not readable:
+                self.assertTrue(py.stderr.strip().endswith("nested deeper than 32 levels"),
+                                py.stderr)
+
     def test_values_are_described_briefly(self):
         error = self.replay_error(case(params={"temperature": list(range(100000))}))
         self.assertEqual(error, 'temperature: expected a number or a numeric string (JSON '
@@ -229,7 +245,8 @@ class BadInputTest(cli_harness.TempDirTest):
                          "top_k: expected an integer in [-9223372036854775808, "
                          "9223372036854775807], got 18446744073709551616")
         self.assertEqual(self.replay_error(case(prompt=[18446744073709551616])),
-                         "prompt[0]: expected an integer in [0, 1], got 18446744073709551616")
+                         "prompt[0]: expected an integer in [-2147483648, 2147483647], "
+                         "got 18446744073709551616")
         self.assertEqual(self.replay_error(case(seed=-1)),
                          "seed: expected an integer in [0, 18446744073709551615], got -1")
 

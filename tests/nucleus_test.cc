@@ -153,7 +153,7 @@ void CheckAllTargets(const std::vector<Probe>& probes) {
       const Probe& pr = probes[k];
       const test::Row& row = *pr.row;
       const size_t n = row.l.size();
-      std::vector<uint32_t> scratch(n, 0xFFFFFFFFu);
+      std::vector<uint32_t> scratch(simd::NucleusScratchWords(n), 0xFFFFFFFFu);
       const Cut got = simd::NucleusCut(row.l.data(), row.divisor, row.e.data(),
                                        n, row.z, pr.p, scratch);
       ASSERT_TRUE(got.found == pr.want.found &&

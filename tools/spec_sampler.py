@@ -447,14 +447,33 @@ def replay_case(case):
     return result
 
 
+MAX_JSON_DEPTH = 32  # containers nested deeper make the file unreadable, as in C++
+
+
+def nesting(doc):
+    """The deepest nesting of arrays and objects in doc (a top-level one is 1)."""
+    deepest, stack = 0, [(doc, 1)]
+    while stack:
+        v, level = stack.pop()
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((c, level + 1) for c in children)
+    return deepest
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] != "replay":
         print("usage: spec_sampler.py replay FILE", file=sys.stderr)
         return 2
     try:
         with (open(argv[2], encoding="utf-8") if argv[2] != "-" else sys.stdin) as f:
-            cases = json.load(f, parse_float=checked_float, parse_int=checked_int,
-                              parse_constant=refuse_constant)["cases"]
+            doc = json.load(f, parse_float=checked_float, parse_int=checked_int,
+                            parse_constant=refuse_constant)
+        if nesting(doc) > MAX_JSON_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+        cases = doc["cases"]
         if not isinstance(cases, list):
             raise TypeError("cases must be a list")
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:

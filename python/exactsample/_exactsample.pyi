@@ -11,7 +11,7 @@ Ids = Optional[Iterable[int]]
 
 class SampleError(ValueError):
     field: Optional[str]  # "temperature", "logits", "prompt", ...
-    code: Optional[str]  # invalid_parameter, invalid_logits, invalid_ids, degenerate
+    code: Optional[str]  # invalid_parameter, invalid_logits, invalid_ids, degenerate, out_of_memory
 
 class Purpose(enum.IntEnum):
     INIT = 1

@@ -81,12 +81,14 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
 Result<std::monostate> ParseIds(const json& v, const std::string& field,
                                 size_t vocab, std::vector<int32_t>& ids) {
   if (!v.is_array()) return Bad(field, "expected an array of ids, got " + Brief(v));
-  // With no logits the sampler reports that; ids are then only int32.
+  // vocab 0: ids are only int32 here, and the sampler checks [0, V) in
+  // its own words (replay, so that its messages are the library's).
+  const int64_t lowest = vocab == 0 ? INT32_MIN : 0;
   const int64_t largest =
       vocab == 0 ? INT32_MAX
                  : static_cast<int64_t>(std::min<size_t>(vocab, INT32_MAX + size_t{1})) - 1;
   for (size_t j = 0; j < v.size(); ++j) {
-    const auto id = ParseInt(v[j], field + "[" + std::to_string(j) + "]", 0, largest);
+    const auto id = ParseInt(v[j], field + "[" + std::to_string(j) + "]", lowest, largest);
     if (!id) return Error{ErrorCode::invalid_ids, field, id.error().message};
     ids.push_back(static_cast<int32_t>(*id));
   }
@@ -129,7 +131,7 @@ Result<ReplayCase> ParseCase(const json& j) {
     }
   }
   if (j.contains("prompt")) {
-    if (auto r = ParseIds(j["prompt"], "prompt", c.logits.size(), c.prompt); !r) {
+    if (auto r = ParseIds(j["prompt"], "prompt", 0, c.prompt); !r) {
       return r.error();
     }
   }

@@ -48,8 +48,9 @@ struct ReplayCase {
 };
 
 // The pieces of a case, also read by the audit's request files. Errors name
-// the field; ids outside [0, vocab) are invalid_ids errors. Without
-// `lists`, logit_bias and the mask fields are refused.
+// the field; ids outside [0, vocab) are invalid_ids errors (vocab 0: ids
+// outside int32 only, the sampler checks the rest). Without `lists`,
+// logit_bias and the mask fields are refused.
 Result<std::monostate> ParseParams(const nlohmann::json& v, SamplingParams& p,
                                    BiasAndMaskLists* lists = nullptr, size_t vocab = 0);
 Result<std::monostate> ParseIds(const nlohmann::json& v, const std::string& field,

@@ -146,6 +146,7 @@ enum class ErrorCode {
   invalid_logits,     // empty, NaN, +inf, or every logit -inf
   invalid_ids,        // a prompt, generated, bias or mask id outside [0, V)
   degenerate,         // the mask, penalties or temperature leave no valid logit
+  out_of_memory,      // a batch row whose sampling could not allocate
 };
 
 struct Error {
