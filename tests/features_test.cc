@@ -223,6 +223,57 @@ TEST(Features, MaskedIdBiasedToInfinityIsMasked) {
   }
 }
 
+// A random case's parameters for the C ABI.
+exactsample_params CParams(const test::RandomCase& c) {
+  exactsample_params params;
+  exactsample_params_init(&params);
+  params.temperature = c.params.temperature;
+  params.repetition_penalty = c.params.repetition_penalty;
+  params.presence_penalty = c.params.presence_penalty;
+  params.frequency_penalty = c.params.frequency_penalty;
+  params.top_k = c.params.top_k;
+  params.top_p = c.params.top_p;
+  params.min_p = c.params.min_p;
+  return params;
+}
+
+// A case's additions as exactsample_extras (none when `with` is false), with
+// the outputs in arrays here.
+struct CExtras {
+  int32_t top_ids[20];
+  double top_values[20];
+  double processed = NAN;
+  size_t top_count = 99;
+  exactsample_extras extras{};
+
+  CExtras(const test::RandomCase& c, bool with) {
+    extras.struct_size = sizeof extras;
+    extras.top_ids = top_ids;
+    extras.top_logprob_values = top_values;
+    extras.top_count = &top_count;
+    extras.processed_logprob = &processed;
+    if (!with) return;
+    extras.bias_ids = c.bias_ids.data();
+    extras.bias_values = c.bias_values.data();
+    extras.bias_len = c.bias_ids.size();
+    extras.allowed_ids = c.allowed.data();
+    extras.allowed_len = c.allowed.size();
+    extras.banned_ids = c.banned.data();
+    extras.banned_len = c.banned.size();
+    extras.allowed_bitmask = c.allowed_bits.data();
+    extras.allowed_bitmask_words = c.allowed_bits.size();
+    extras.top_logprobs = c.params.top_logprobs;
+  }
+  CExtras(const CExtras&) = delete;  // extras points into this object
+
+  Token TokenOf(int32_t id, double logprob) const {
+    Token t{id, logprob, processed};
+    t.top_count = top_count;
+    for (size_t j = 0; j < top_count; ++j) t.top[j] = {top_ids[j], top_values[j]};
+    return t;
+  }
+};
+
 // exactsample_sample_ex equals the C++ API on random requests with every
 // addition, and its outputs land in the caller's arrays.
 TEST(Features, CAbiMatchesTheCppApi) {
@@ -234,40 +285,15 @@ TEST(Features, CAbiMatchesTheCppApi) {
     Pcg32 rng = stream(c.seed, Purpose::sample);
     const auto want = sample(c.At(c.generated), rng, ws);
 
-    exactsample_params params;
-    exactsample_params_init(&params);
-    params.temperature = c.params.temperature;
-    params.repetition_penalty = c.params.repetition_penalty;
-    params.presence_penalty = c.params.presence_penalty;
-    params.frequency_penalty = c.params.frequency_penalty;
-    params.top_k = c.params.top_k;
-    params.top_p = c.params.top_p;
-    params.min_p = c.params.min_p;
-    int32_t top_ids[20];
-    double top_values[20], processed = NAN, logprob = NAN;
-    size_t top_count = 99;
-    exactsample_extras extras{};
-    extras.struct_size = sizeof extras;
-    extras.bias_ids = c.bias_ids.data();
-    extras.bias_values = c.bias_values.data();
-    extras.bias_len = c.bias_ids.size();
-    extras.allowed_ids = c.allowed.data();
-    extras.allowed_len = c.allowed.size();
-    extras.banned_ids = c.banned.data();
-    extras.banned_len = c.banned.size();
-    extras.allowed_bitmask = c.allowed_bits.data();
-    extras.allowed_bitmask_words = c.allowed_bits.size();
-    extras.top_logprobs = c.params.top_logprobs;
-    extras.top_ids = top_ids;
-    extras.top_logprob_values = top_values;
-    extras.top_count = &top_count;
-    extras.processed_logprob = &processed;
+    const exactsample_params params = CParams(c);
+    CExtras out(c, true);
+    double logprob = NAN;
     exactsample_rng crng;
     exactsample_rng_stream(c.seed, EXACTSAMPLE_PURPOSE_SAMPLE, &crng);
     int32_t id = -1;
     const exactsample_status status = exactsample_sample_ex(
         sampler, c.logits.data(), c.logits.size(), c.prompt.data(), c.prompt.size(),
-        c.generated.data(), c.generated.size(), &params, &extras, &crng, &id, &logprob);
+        c.generated.data(), c.generated.size(), &params, &out.extras, &crng, &id, &logprob);
     if (!want) {
       EXPECT_NE(status, EXACTSAMPLE_OK);
       EXPECT_EQ(std::string(exactsample_sampler_last_error(sampler)), want.error().message);
@@ -275,10 +301,7 @@ TEST(Features, CAbiMatchesTheCppApi) {
       continue;
     }
     ASSERT_EQ(status, EXACTSAMPLE_OK) << exactsample_sampler_last_error(sampler);
-    Token got{id, logprob, processed};
-    got.top_count = top_count;
-    for (size_t j = 0; j < top_count; ++j) got.top[j] = {top_ids[j], top_values[j]};
-    EXPECT_EQ(Bits(got), Bits(*want)) << "seed " << seed;
+    EXPECT_EQ(Bits(out.TokenOf(id, logprob)), Bits(*want)) << "seed " << seed;
     EXPECT_EQ(crng.draws_u32, rng.draws_u32());
   }
   exactsample_extras wrong{};
@@ -290,6 +313,61 @@ TEST(Features, CAbiMatchesTheCppApi) {
   const float x[] = {1.0f};
   EXPECT_EQ(exactsample_sample_ex(sampler, x, 1, nullptr, 0, nullptr, 0, &params, &wrong,
                                   &crng, &id, nullptr),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  exactsample_sampler_destroy(sampler);
+}
+
+// exactsample_sample_batch_ex: each row with its own extras (a case's, none,
+// or malformed), equal to the C++ API row by row; a malformed row gets its
+// error and the others are sampled.
+TEST(Features, CAbiBatchMatchesTheCppApi) {
+  exactsample_sampler* sampler = nullptr;
+  ASSERT_EQ(exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &sampler), EXACTSAMPLE_OK);
+  Workspace ws;
+  for (uint64_t seed = 410000; seed < 410100; ++seed) {
+    const test::RandomCase c = test::CaseMaker(seed).Make(seed, 5000, true);
+    const size_t vocab = c.logits.size();
+    std::vector<float> rows_logits;
+    for (int r = 0; r < 3; ++r) rows_logits.insert(rows_logits.end(), c.logits.begin(), c.logits.end());
+    const exactsample_params params = CParams(c);
+    CExtras with(c, true), without(c, false), bad(c, true);
+    bad.extras.struct_size = 4;
+    const exactsample_extras extras[] = {with.extras, without.extras, bad.extras};
+    exactsample_rng rngs[3];
+    exactsample_row rows[3];
+    for (size_t r = 0; r < 3; ++r) {
+      exactsample_rng_stream(c.seed + r, EXACTSAMPLE_PURPOSE_SAMPLE, &rngs[r]);
+      rows[r] = {c.prompt.data(), c.prompt.size(), c.generated.data(), c.generated.size(),
+                 &params, &rngs[r]};
+    }
+    exactsample_token results[3];
+    exactsample_sample_batch_ex(sampler, rows_logits.data(), 3, vocab, vocab, rows, extras,
+                                results, 2);
+    for (size_t r = 0; r < 2; ++r) {
+      Request request = c.At(c.generated);
+      if (r == 1) {
+        request.bias = {};
+        request.mask = {};
+        request.params.top_logprobs = 0;
+      }
+      Pcg32 rng = stream(c.seed + r, Purpose::sample);
+      const auto want = sample(request, rng, ws);
+      const std::string at = "seed " + std::to_string(seed) + " row " + std::to_string(r);
+      if (!want) {
+        EXPECT_NE(results[r].status, EXACTSAMPLE_OK) << at;
+        EXPECT_EQ(std::string(exactsample_sampler_row_error(sampler, r)), want.error().message);
+        continue;
+      }
+      ASSERT_EQ(results[r].status, EXACTSAMPLE_OK) << at;
+      const CExtras& out = r == 0 ? with : without;
+      EXPECT_EQ(Bits(out.TokenOf(results[r].id, results[r].logprob)), Bits(*want)) << at;
+      EXPECT_EQ(rngs[r].draws_u32, rng.draws_u32()) << at;
+    }
+    EXPECT_EQ(results[2].status, EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_EQ(rngs[2].draws_u32, 0u);
+  }
+  exactsample_token result;
+  EXPECT_EQ(exactsample_sample_batch_ex(sampler, nullptr, 1, 1, 1, nullptr, nullptr, &result, 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
   exactsample_sampler_destroy(sampler);
 }
