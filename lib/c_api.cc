@@ -368,16 +368,8 @@ exactsample_status exactsample_sample_batch(exactsample_sampler* s,
                                             const exactsample_row* row_requests,
                                             exactsample_token* results,
                                             int threads) {
-  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
-  s->last_error.clear();
-  if (rows == 0) return EXACTSAMPLE_OK;
-  if (results == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
-  }
-  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, nullptr, threads,
-                     /*logprob=*/true,
-                     [&](size_t i, exactsample_status status, int32_t id,
-                         double logprob) { results[i] = {status, id, logprob}; });
+  return exactsample_sample_batch_ex(s, logits, rows, vocab, row_stride, row_requests,
+                                     nullptr, results, threads);
 }
 
 exactsample_status exactsample_sample_batch_arrays(
@@ -407,8 +399,8 @@ exactsample_status exactsample_sample_batch_ex(
   if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   s->last_error.clear();
   if (rows == 0) return EXACTSAMPLE_OK;
-  if (results == nullptr || extras == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results or extras is NULL");
+  if (results == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
   }
   return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, extras, threads,
                      /*logprob=*/true,

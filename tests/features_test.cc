@@ -274,12 +274,21 @@ struct CExtras {
   }
 };
 
+// A fast-engine sampler and a workspace for the C++ side.
+class FeaturesCAbi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &sampler), EXACTSAMPLE_OK);
+  }
+  void TearDown() override { exactsample_sampler_destroy(sampler); }
+
+  exactsample_sampler* sampler = nullptr;
+  Workspace ws;
+};
+
 // exactsample_sample_ex equals the C++ API on random requests with every
 // addition, and its outputs land in the caller's arrays.
-TEST(Features, CAbiMatchesTheCppApi) {
-  exactsample_sampler* sampler = nullptr;
-  ASSERT_EQ(exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &sampler), EXACTSAMPLE_OK);
-  Workspace ws;
+TEST_F(FeaturesCAbi, SampleExMatchesTheCppApi) {
   for (uint64_t seed = 400000; seed < 400200; ++seed) {
     const test::RandomCase c = test::CaseMaker(seed).Make(seed, 5000, true);
     Pcg32 rng = stream(c.seed, Purpose::sample);
@@ -314,16 +323,12 @@ TEST(Features, CAbiMatchesTheCppApi) {
   EXPECT_EQ(exactsample_sample_ex(sampler, x, 1, nullptr, 0, nullptr, 0, &params, &wrong,
                                   &crng, &id, nullptr),
             EXACTSAMPLE_INVALID_ARGUMENT);
-  exactsample_sampler_destroy(sampler);
 }
 
 // exactsample_sample_batch_ex: each row with its own extras (a case's, none,
 // or malformed), equal to the C++ API row by row; a malformed row gets its
 // error and the others are sampled.
-TEST(Features, CAbiBatchMatchesTheCppApi) {
-  exactsample_sampler* sampler = nullptr;
-  ASSERT_EQ(exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &sampler), EXACTSAMPLE_OK);
-  Workspace ws;
+TEST_F(FeaturesCAbi, BatchExMatchesTheCppApi) {
   for (uint64_t seed = 410000; seed < 410100; ++seed) {
     const test::RandomCase c = test::CaseMaker(seed).Make(seed, 5000, true);
     const size_t vocab = c.logits.size();
@@ -369,7 +374,6 @@ TEST(Features, CAbiBatchMatchesTheCppApi) {
   exactsample_token result;
   EXPECT_EQ(exactsample_sample_batch_ex(sampler, nullptr, 1, 1, 1, nullptr, nullptr, &result, 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
-  exactsample_sampler_destroy(sampler);
 }
 
 }  // namespace

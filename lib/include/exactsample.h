@@ -203,8 +203,8 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_batch_arrays(
     size_t vocab, size_t row_stride, const exactsample_row* row_requests,
     exactsample_status* statuses, int32_t* ids, double* logprobs, int threads);
 /* exactsample_sample_batch with row i's bias, mask and top-N from
- * extras[i] (rows entries; each as in exactsample_sample_ex, its outputs
- * written when the row is sampled). */
+ * extras[i] (rows entries, each as in exactsample_sample_ex, its outputs
+ * written when the row is sampled; extras NULL: none, exactsample_sample_batch). */
 EXACTSAMPLE_API exactsample_status exactsample_sample_batch_ex(
     exactsample_sampler* sampler, const float* logits, size_t rows,
     size_t vocab, size_t row_stride, const exactsample_row* row_requests,
