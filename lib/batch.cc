@@ -51,7 +51,23 @@ struct RowSlot {
 struct HelperArea {
   Workspace ws;
   std::vector<float> logits;
-  std::vector<int32_t> prompt, generated;
+  std::vector<int32_t> prompt, generated, bias_ids, allowed, banned;
+  std::vector<double> bias_values;
+  std::vector<uint32_t> allowed_bits;
+
+  // Copies `r`'s inputs here; returns the same request over the copies.
+  Request Copy(const Request& r) {
+    logits.assign(r.logits.begin(), r.logits.end());
+    prompt.assign(r.prompt.begin(), r.prompt.end());
+    generated.assign(r.generated.begin(), r.generated.end());
+    bias_ids.assign(r.bias.ids.begin(), r.bias.ids.end());
+    bias_values.assign(r.bias.values.begin(), r.bias.values.end());
+    allowed.assign(r.mask.allowed.begin(), r.mask.allowed.end());
+    banned.assign(r.mask.banned.begin(), r.mask.banned.end());
+    allowed_bits.assign(r.mask.allowed_bits.begin(), r.mask.allowed_bits.end());
+    return {logits, prompt, generated, r.params, {bias_ids, bias_values},
+            {allowed, banned, allowed_bits}};
+  }
 };
 
 class BatchJob final : public threads::Job {
@@ -110,14 +126,11 @@ void BatchJob::Help() {
       copying_.fetch_sub(1, std::memory_order_release);
       continue;  // the caller took it before it started
     }
-    SamplingParams params;
+    Request request;
     std::optional<Pcg32> rng;
     try {
       const BatchRow& row = rows_[i];
-      area.logits.assign(row.request.logits.begin(), row.request.logits.end());
-      area.prompt.assign(row.request.prompt.begin(), row.request.prompt.end());
-      area.generated.assign(row.request.generated.begin(), row.request.generated.end());
-      params = row.request.params;
+      request = area.Copy(row.request);
       if (row.rng != nullptr) rng = *row.rng;
     } catch (...) {
       copying_.fetch_sub(1, std::memory_order_release);
@@ -131,8 +144,7 @@ void BatchJob::Help() {
     threads::RunHelperHook(i);
     try {
       if (rng) {
-        slot.result = sample(Request{area.logits, area.prompt, area.generated, params},
-                             *rng, area.ws, options_);
+        slot.result = sample(request, *rng, area.ws, options_);
         slot.rng = *rng;
       } else {
         slot.result = NoGenerator(i);

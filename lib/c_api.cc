@@ -98,6 +98,36 @@ exactsample::Request ToRequest(const float* logits, size_t vocab,
           ToParams(params)};
 }
 
+// Whether an exactsample_extras is well formed: its struct_size, an array
+// for every length, output arrays for top_logprobs > 0.
+bool ExtrasOk(const exactsample_extras& x) {
+  return x.struct_size == sizeof(exactsample_extras) &&
+         (x.bias_values != nullptr || x.bias_len == 0) && IdsOk(x.bias_ids, x.bias_len) &&
+         IdsOk(x.allowed_ids, x.allowed_len) && IdsOk(x.banned_ids, x.banned_len) &&
+         (x.allowed_bitmask != nullptr || x.allowed_bitmask_words == 0) &&
+         (x.top_logprobs <= 0 || (x.top_ids != nullptr && x.top_logprob_values != nullptr));
+}
+
+// The request with x's bias, mask and top-N.
+exactsample::Request WithExtras(exactsample::Request request, const exactsample_extras& x) {
+  request.params.top_logprobs = x.top_logprobs;
+  request.bias = {{x.bias_ids, x.bias_len}, {x.bias_values, x.bias_len}};
+  request.mask = {{x.allowed_ids, x.allowed_len},
+                  {x.banned_ids, x.banned_len},
+                  {x.allowed_bitmask, x.allowed_bitmask_words}};
+  return request;
+}
+
+// x's outputs (each where given) from a sampled token.
+void WriteExtras(const exactsample::Token& t, const exactsample_extras& x) {
+  if (x.processed_logprob != nullptr) *x.processed_logprob = t.processed_logprob;
+  for (size_t j = 0; j < t.top_count; ++j) {
+    x.top_ids[j] = t.top[j].id;
+    x.top_logprob_values[j] = t.top[j].logprob;
+  }
+  if (x.top_count != nullptr) *x.top_count = t.top_count;
+}
+
 // Names and support do not change while the process runs: list them once,
 // so the names handed out stay valid.
 const std::vector<exactsample::TargetInfo>& CompiledTargets() {
@@ -106,12 +136,14 @@ const std::vector<exactsample::TargetInfo>& CompiledTargets() {
   return targets;
 }
 
-// The two batch calls: checks the shared arguments, samples every row and
-// hands each row's (status, id, logprob) to write(i, ...).
+// The batch calls: checks the shared arguments, samples every row (with
+// extras[i], when extras is not null) and hands each row's (status, id,
+// logprob) to write(i, ...).
 template <class Write>
 exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
                                size_t rows, size_t vocab, size_t row_stride,
-                               const exactsample_row* row_requests, int threads,
+                               const exactsample_row* row_requests,
+                               const exactsample_extras* extras, int threads,
                                bool logprob, Write&& write) {
   if (logits == nullptr || row_requests == nullptr) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
@@ -139,14 +171,16 @@ exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
       const exactsample_row& r = row_requests[i];
       const bool ok = IdsOk(r.prompt, r.prompt_len) &&
                       IdsOk(r.generated, r.generated_len) && r.rng != nullptr &&
-                      ParamsOk(r.params);
+                      ParamsOk(r.params) && (extras == nullptr || ExtrasOk(extras[i]));
       s->batch_rngs.push_back(ok ? ToPcg(*r.rng) : Pcg32::FromState(0, 1, 0));
       // A malformed row is marked by a null generator; sample_batch reports it.
-      s->batch_rows.push_back(
-          {ok ? ToRequest(logits + i * row_stride, vocab, r.prompt, r.prompt_len,
-                          r.generated, r.generated_len, *r.params)
-              : exactsample::Request{},
-           ok ? &s->batch_rngs[i] : nullptr});
+      exactsample::Request request;
+      if (ok) {
+        request = ToRequest(logits + i * row_stride, vocab, r.prompt, r.prompt_len,
+                            r.generated, r.generated_len, *r.params);
+        if (extras != nullptr) request = WithExtras(request, extras[i]);
+      }
+      s->batch_rows.push_back({request, ok ? &s->batch_rngs[i] : nullptr});
     }
     exactsample::SampleOptions options;
     options.engine = s->engine;
@@ -164,14 +198,15 @@ exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
         write(i, status, -1, 0.0);
         s->row_errors[i] =
             "row " + std::to_string(i) +
-            ": a NULL pointer (ids with a length, rng or params) or a wrong "
-            "params struct_size";
+            ": a NULL pointer (ids with a length, rng or params), a wrong "
+            "params struct_size, or malformed extras (as in exactsample_sample_ex)";
       } else if (!r) {
         status = StatusOf(r.error().code);
         write(i, status, -1, 0.0);
         s->row_errors[i] = r.error().message;
       } else {
         write(i, status, r->id, r->logprob);
+        if (extras != nullptr) WriteExtras(*r, extras[i]);
         FromPcg(s->batch_rngs[i], row_requests[i].rng);
       }
       if (first == EXACTSAMPLE_OK && status != EXACTSAMPLE_OK) {
@@ -275,6 +310,18 @@ exactsample_status exactsample_sample(exactsample_sampler* s, const float* logit
                                       const exactsample_params* params,
                                       exactsample_rng* rng, int32_t* id,
                                       double* logprob) {
+  return exactsample_sample_ex(s, logits, vocab, prompt, prompt_len, generated,
+                               generated_len, params, nullptr, rng, id, logprob);
+}
+
+exactsample_status exactsample_sample_ex(exactsample_sampler* s, const float* logits,
+                                         size_t vocab, const int32_t* prompt,
+                                         size_t prompt_len, const int32_t* generated,
+                                         size_t generated_len,
+                                         const exactsample_params* params,
+                                         const exactsample_extras* extras,
+                                         exactsample_rng* rng, int32_t* id,
+                                         double* logprob) {
   if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   s->last_error.clear();
   if ((logits == nullptr && vocab != 0) || !IdsOk(prompt, prompt_len) ||
@@ -288,20 +335,29 @@ exactsample_status exactsample_sample(exactsample_sampler* s, const float* logit
                 "params is NULL or its struct_size is not "
                 "sizeof(exactsample_params); call exactsample_params_init");
   }
+  exactsample_extras none{};
+  none.struct_size = sizeof none;
+  const exactsample_extras& x = extras != nullptr ? *extras : none;
+  if (!ExtrasOk(x)) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "extras: struct_size is not sizeof(exactsample_extras), an array "
+                "with a length is NULL, or top_logprobs > 0 without top_ids and "
+                "top_logprob_values");
+  }
   return Guard(s, [&] {
     Pcg32 g = ToPcg(*rng);
     exactsample::SampleOptions options;
     options.engine = s->engine;
     options.logprob = logprob != nullptr;
     options.threads = s->threads;
-    const auto t = exactsample::sample(
-        ToRequest(logits, vocab, prompt, prompt_len, generated, generated_len,
-                  *params),
-        g, s->workspace, options);
+    const exactsample::Request request = WithExtras(
+        ToRequest(logits, vocab, prompt, prompt_len, generated, generated_len, *params), x);
+    const auto t = exactsample::sample(request, g, s->workspace, options);
     if (!t) return Fail(s, StatusOf(t.error().code), t.error().message);
     FromPcg(g, rng);
     *id = t->id;
     if (logprob != nullptr) *logprob = t->logprob;
+    WriteExtras(*t, x);
     return EXACTSAMPLE_OK;
   });
 }
@@ -312,16 +368,8 @@ exactsample_status exactsample_sample_batch(exactsample_sampler* s,
                                             const exactsample_row* row_requests,
                                             exactsample_token* results,
                                             int threads) {
-  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
-  s->last_error.clear();
-  if (rows == 0) return EXACTSAMPLE_OK;
-  if (results == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
-  }
-  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, threads,
-                     /*logprob=*/true,
-                     [&](size_t i, exactsample_status status, int32_t id,
-                         double logprob) { results[i] = {status, id, logprob}; });
+  return exactsample_sample_batch_ex(s, logits, rows, vocab, row_stride, row_requests,
+                                     nullptr, results, threads);
 }
 
 exactsample_status exactsample_sample_batch_arrays(
@@ -334,7 +382,7 @@ exactsample_status exactsample_sample_batch_arrays(
   if (statuses == nullptr || ids == nullptr) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "statuses or ids is NULL");
   }
-  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, threads,
+  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, nullptr, threads,
                      /*logprob=*/logprobs != nullptr,
                      [&](size_t i, exactsample_status status, int32_t id,
                          double logprob) {
@@ -342,6 +390,22 @@ exactsample_status exactsample_sample_batch_arrays(
                        ids[i] = id;
                        if (logprobs != nullptr) logprobs[i] = logprob;
                      });
+}
+
+exactsample_status exactsample_sample_batch_ex(
+    exactsample_sampler* s, const float* logits, size_t rows, size_t vocab,
+    size_t row_stride, const exactsample_row* row_requests,
+    const exactsample_extras* extras, exactsample_token* results, int threads) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (rows == 0) return EXACTSAMPLE_OK;
+  if (results == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
+  }
+  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, extras, threads,
+                     /*logprob=*/true,
+                     [&](size_t i, exactsample_status status, int32_t id,
+                         double logprob) { results[i] = {status, id, logprob}; });
 }
 
 const char* exactsample_sampler_row_error(const exactsample_sampler* s,

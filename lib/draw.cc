@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "scalar_ref/order.hpp"
 #include "simd/cdf.hpp"
 #include "simd/exact_sum.hpp"
 
@@ -47,6 +48,15 @@ std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
   const size_t i = simd::AccumulateUntil(t, piece, length, lo);
   if (i == length || t < hi) return std::nullopt;
   return begin + i;
+}
+
+double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,
+                        double temperature) {
+  // M_K is the largest t: the largest logit's, which every filter keeps.
+  const double max_t = scalar_ref::Tempered(logits.max, temperature) + 0.0;
+  return (scalar_ref::Tempered(logits.At(static_cast<size_t>(kept.Id(j))), temperature) -
+          max_t) -
+         std::log(kept.z);
 }
 
 size_t Draw(const KeptSet& kept, double u) {

@@ -11,10 +11,15 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   plan.threads = options.threads;
   plan.exp = simd::CallerExp();  // this thread's floating-point mode
   plan.top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < request.logits.size();
-  plan.logprob = options.logprob || options.trace != nullptr;
+  plan.mask = !request.mask.allowed.empty() || !request.mask.banned.empty() ||
+              !request.mask.allowed_bits.empty();
+  plan.adjust = plan.mask || !request.bias.ids.empty();
+  plan.top_logprobs = static_cast<size_t>(p.top_logprobs);
+  plan.logprob = options.logprob || options.trace != nullptr || plan.top_logprobs > 0;
   plan.shared_softmax = p.temperature == 1.0 && !plan.top_k;
   plan.f32_row = plan.shared_softmax && p.top_p >= 1.0 && p.min_p == 0.0 &&
-                 options.trace == nullptr && !PenaltiesApply(request);
+                 options.trace == nullptr && !plan.adjust &&
+                 !PenaltiesApply(request);
   return plan;
 }
 
@@ -31,7 +36,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const LogprobSoftmax softmax = Logprob(*logits, plan, ws);
   trace.Softmax(*logits, softmax);
   if (p.temperature == 0.0) {
-    return softmax.TokenOf(*logits, Greedy(*logits), plan.logprob);
+    return softmax.TokenOf(*logits, Greedy(*logits), 0.0, plan, ws);
   }
 
   KeptSet kept = TopK(*logits, softmax, p, plan, ws);
@@ -44,7 +49,8 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const double u = rng.uniform_f64();  // step 10: exactly one draw
   const size_t chosen = Draw(kept, u);
   trace.Draw(kept, u, chosen);
-  return softmax.TokenOf(*logits, static_cast<size_t>(kept.Id(chosen)), plan.logprob);
+  return softmax.TokenOf(*logits, static_cast<size_t>(kept.Id(chosen)),
+                         ProcessedLogprob(*logits, kept, chosen, p.temperature), plan, ws);
 }
 
 }  // namespace exactsample

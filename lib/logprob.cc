@@ -1,10 +1,15 @@
 // The logprob's softmax over all V ids (step 3's logprob, computed as step 9)
 // and step 4, which reads the same row.
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "lib/row_passes.hpp"
 #include "lib/steps.hpp"
+#include "scalar_ref/order.hpp"
+#include "scalar_ref/reference.hpp"
 #include "simd/max.hpp"
+#include "simd/topk.hpp"
 
 namespace exactsample {
 
@@ -43,9 +48,52 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
   return out;
 }
 
-Token LogprobSoftmax::TokenOf(const Logits& logits, size_t id, bool logprob) const {
-  return Token{static_cast<int32_t>(id),
-               logprob ? (logits.At(id) - max) - std::log(z) : NAN};
+namespace {
+
+// Token::top_logprobs by selection: the first count + 1 ids of (l desc, id
+// asc) order (simd::TopK, over the f32 row on the f32-row path); the first
+// `count`, ordered by (logprob desc, id asc), are the answer when the next
+// id's logprob is below the count-th's. Otherwise (a tie in l across the
+// boundary, or rounding that gives both one logprob) the scalar definition
+// decides, over the f64 row (widened into ws.l on the f32-row path).
+size_t TopLogprobs(const Logits& logits, const LogprobSoftmax& softmax, size_t count,
+                   detail::WorkspaceImpl& ws, TopLogprob* out) {
+  if (count == 0) return 0;
+  std::array<int32_t, kMaxTopLogprobs + 1> ids;
+  const std::span<int32_t> scratch = ws.TopKScratch(logits.n);
+  const size_t found =
+      logits.l != nullptr
+          ? simd::TopK(logits.l, 1.0, logits.n, count + 1, ids.data(), scratch)
+          : simd::TopK(logits.x, logits.n, count + 1, ids.data(), scratch);
+  const size_t kept = std::min(found, count);
+  for (size_t j = 0; j < kept; ++j) out[j] = {ids[j], softmax.At(logits, ids[j])};
+  if (found > count) {
+    // Every id outside has l <= l_next, so a logprob below the count-th's
+    // there (hence a lower l) leaves them all below every one inside.
+    const bool apart = logits.At(ids[count]) < logits.At(ids[count - 1]) &&
+                       softmax.At(logits, ids[count]) < out[count - 1].logprob;
+    if (!apart) {
+      const double* l = logits.l;
+      if (l == nullptr) {
+        simd::WidenMax(logits.x, logits.n, ws.l.data());
+        l = ws.l.data();
+      }
+      return scalar_ref::TopLogprobs({l, logits.n}, softmax.max, softmax.z, count, out);
+    }
+  }
+  std::sort(out, out + kept, [](const TopLogprob& a, const TopLogprob& b) {
+    return scalar_ref::Before(a.logprob, a.id, b.logprob, b.id);
+  });
+  return kept;
+}
+
+}  // namespace
+
+Token LogprobSoftmax::TokenOf(const Logits& logits, size_t id, double processed,
+                              const Plan& plan, detail::WorkspaceImpl& ws) const {
+  Token token{static_cast<int32_t>(id), plan.logprob ? At(logits, id) : NAN, processed};
+  token.top_count = TopLogprobs(logits, *this, plan.top_logprobs, ws, token.top.data());
+  return token;
 }
 
 size_t Greedy(const Logits& logits) {

@@ -70,6 +70,42 @@ Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
   return out;
 }
 
+// The mask's allowed ids as a bitmask of ceil(n / 32) words: the caller's
+// own when it is the only form given, else built into `scratch`.
+const uint32_t* AllowedBits(const TokenMask& mask, size_t n, std::vector<uint32_t>& scratch) {
+  if (mask.allowed.empty() && mask.banned.empty()) return mask.allowed_bits.data();
+  const size_t words = (n + 31) / 32;
+  scratch.assign(words, mask.allowed.empty() ? ~uint32_t{0} : 0);
+  for (int32_t i : mask.allowed) scratch[i / 32] |= uint32_t{1} << (i % 32);
+  for (size_t w = 0; w < words && !mask.allowed_bits.empty(); ++w) {
+    scratch[w] &= mask.allowed_bits[w];
+  }
+  for (int32_t i : mask.banned) scratch[i / 32] &= ~(uint32_t{1} << (i % 32));
+  return scratch.data();
+}
+
+// The bias on l (widened and masked, largest value max_before) in place;
+// returns the largest logit after it. Error: a bias to +inf (the lowest
+// such id). A masked-out id stays -inf.
+Result<double> ApplyBias(const LogitBias& bias, double* l, size_t n, double max_before) {
+  double max = max_before;
+  bool stale = false;
+  for (size_t j = 0; j < bias.ids.size(); ++j) {
+    double& v = l[bias.ids[j]];
+    stale |= (v == max);
+    v += bias.values[j];
+  }
+  int32_t infinite = -1;
+  for (int32_t i : bias.ids) {
+    if (l[i] == INFINITY && (infinite < 0 || i < infinite)) infinite = i;
+    max = std::max(max, l[i]);
+  }
+  if (infinite >= 0) return checks::BiasedToInfinity(infinite);
+  if (stale) max = simd::Max(l, n);
+  if (max == -INFINITY) return checks::AllMaskedOut();
+  return max;
+}
+
 }  // namespace
 
 bool PenaltiesApply(const Request& request) {
@@ -85,12 +121,22 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   const size_t n = request.logits.size();
   const float* const x = request.logits.data();
   double* const l = plan.f32_row ? nullptr : ws.l.data();
-  // Step 1, checking the row and finding its maximum in the same pass.
-  const simd::WidenResult widened = WidenMaxPass(x, n, l, plan.threads);
-  if (widened.bad || widened.max == -INFINITY) {
-    return *checks::LogitValues(request.logits);
+  // Step 1 and the mask, checking the row and finding the largest logit
+  // after the mask in the same pass.
+  const simd::WidenResult widened =
+      WidenMaxPass(x, n, l, plan.threads,
+                   {plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr});
+  if (widened.bad) return *checks::LogitValues(request.logits);
+  if (widened.max == -INFINITY) {  // a finite bias leaves -inf logits -inf
+    if (auto e = checks::LogitValues(request.logits)) return *e;
+    return checks::AllMaskedOut();
   }
   double max = widened.max;
+  if (!request.bias.ids.empty()) {
+    const Result<double> biased = ApplyBias(request.bias, l, n, max);
+    if (!biased) return biased.error();
+    max = *biased;
+  }
   if (l != nullptr) {  // steps 2 and 3; none apply on the f32-row path
     const auto penalized = ApplyPenalties(request, l, max, ws.penalty_counts);
     if (!penalized) return penalized.error();

@@ -20,8 +20,9 @@ int RowTeam(size_t n, int threads) {
       n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxRowThreads))));
 }
 
-simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int /*threads*/) {
-  return l_out != nullptr ? simd::WidenMax(x, n, l_out) : simd::CheckedMax(x, n);
+simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int /*threads*/,
+                               simd::AllowedIds allowed) {
+  return l_out != nullptr ? simd::WidenMax(x, n, l_out, allowed) : simd::CheckedMax(x, n);
 }
 
 void RowJob::Help() {

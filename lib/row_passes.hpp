@@ -27,11 +27,12 @@ namespace exactsample {
 // use this many).
 inline constexpr int kMaxRowThreads = 64;
 
-// Step 1 with its check: simd::WidenMax; l_out null: simd::CheckedMax (the
-// f32 row is read, nothing stored). Always on the calling thread, whatever
+// Step 1 with its check: simd::WidenMax (with the mask `allowed`); l_out
+// null: simd::CheckedMax (the f32 row is read, nothing stored, no mask). Always on the calling thread, whatever
 // `threads` says: helpers never read the caller's row, which may be gone
 // when a late one runs.
-simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int threads);
+simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int threads,
+                               simd::AllowedIds allowed = {});
 
 // The number of threads a row of n ids is split across for `threads` asked:
 // at least 16384 ids each, at most 64.

@@ -22,12 +22,14 @@ Result<std::monostate> validate(const Request& request) {
 Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
                      const SampleOptions& options) {
   if (auto e = checks::ParamsAndIds(request, options.generated_checked)) return *e;
-  if (options.engine == Engine::fast) {
-    return SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options);
-  }
-  auto token = scalar_ref::Sample(request, rng, options.trace);
-  if (token && !options.logprob) return Token{token->id, NAN};
-  return token;
+  Result<Token> token =
+      options.engine == Engine::fast
+          ? SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options)
+          : scalar_ref::Sample(request, rng, options.trace);
+  if (!token || options.logprob) return token;
+  Token without = *token;
+  without.logprob = NAN;
+  return without;
 }
 
 }  // namespace exactsample

@@ -1,15 +1,17 @@
 // The fast engine's spec steps, one function each, composed in order by
 // SampleFast (lib/fast_engine.cc):
 //
-//   steps 1 to 3   PenalizedLogits   lib/penalties.cc
+//   steps 1 to 3   PenalizedLogits   lib/penalties.cc (with the bias and mask)
 //   logprob        LogprobSoftmax    lib/logprob.cc   (step 9 over all V ids)
 //   step 4         Greedy            lib/logprob.cc
 //   steps 5, 6     TopK              lib/top_k.cc     (t = l / T inside the kernels)
 //   step 7         TopP              lib/top_p.cc
 //   step 8         MinP              lib/min_p.cc
 //   steps 9 to 11  Draw              lib/draw.cc      (step 10's u from the caller)
+//   outputs        TokenOf           lib/logprob.cc   (logprobs, top-N)
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -29,12 +31,16 @@ struct Plan {
   int threads;           // SampleOptions::threads, for the passes over all V ids
   simd::ExpVariant exp;  // the exp the kernels replicate
   bool top_k;            // step 6 cuts: 0 < top_k < V
+  bool mask;             // a mask is given
+  bool adjust;           // a logit bias or a mask is given
+  size_t top_logprobs;   // Token::top_logprobs entries wanted
   bool logprob;          // the logprob's softmax is wanted (by the caller or a trace)
   // Temperature 1 without top-k: the logprob's e values are step 9's over
   // K = every id, so steps 6 to 9 need no second exp pass.
   bool shared_softmax;
-  // Shared, and nothing else reads every logit (no penalty, top-p, min-p or
-  // trace): the passes read the f32 row and the f64 row is never stored.
+  // Shared, and nothing else needs the f64 row (no bias, mask, penalty,
+  // top-p, min-p or trace): the passes (and top-N's selection) read the f32
+  // row and the f64 row is not stored.
   bool f32_row;
 
   static Plan Of(const Request& request, const SampleOptions& options);
@@ -54,9 +60,10 @@ struct Logits {
 // history, or frequency and presence penalties with generated ids.
 bool PenaltiesApply(const Request& request);
 
-// Steps 1 to 3, with their checks: NaN or +inf logits, every logit -inf,
-// penalties that produce NaN, +inf or nothing finite, a temperature that
-// overflows the largest logit.
+// Steps 1 to 3 with the bias and the mask between steps 1 and 2, and their
+// checks: NaN or +inf logits, every logit -inf, a bias to +inf, every id
+// masked out, penalties that produce NaN, +inf or nothing finite, a
+// temperature that overflows the largest logit.
 Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
                                detail::WorkspaceImpl& ws);
 
@@ -70,9 +77,19 @@ struct LogprobSoftmax {
   // in the pass's alternate area (RowJob::Piece, RowJob::Contiguous).
   RowJob* patch = nullptr;
 
-  Token TokenOf(const Logits& logits, size_t id, bool logprob) const;
+  double At(const Logits& logits, size_t id) const {
+    return (logits.At(id) - max) - std::log(z);
+  }
+  // The token `id` with its logprob (NaN unless plan.logprob), the
+  // processed one (`processed`) and its top-N logprobs.
+  Token TokenOf(const Logits& logits, size_t id, double processed, const Plan& plan,
+                detail::WorkspaceImpl& ws) const;
 };
 LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::WorkspaceImpl& ws);
+
+// The processed logprob of K's entry j, (t - M_K) - log(Z_K).
+double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,
+                        double temperature);
 
 // Step 4: the lowest id holding the largest logit.
 size_t Greedy(const Logits& logits);

@@ -25,6 +25,7 @@ struct WorkspaceImpl {
   std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets, the
                                  // nucleus histogram (4, plus 32 KiB)
   std::vector<uint64_t> penalty_counts;  // per id, zero between calls (8, with penalties)
+  std::vector<uint32_t> mask_bits;  // the mask's allowed ids, one bit each
   std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
   std::vector<double> top_l;     // top-p's candidates), their penalised
   std::vector<double> top_e;     // logits and e values

@@ -293,6 +293,7 @@ void ForEachParam(F&& f) {
   f("top_k", &xs::SamplingParams::top_k);
   f("top_p", &xs::SamplingParams::top_p);
   f("min_p", &xs::SamplingParams::min_p);
+  f("top_logprobs", &xs::SamplingParams::top_logprobs);
 }
 
 xs::SamplingParams ParamsFromKeywords(const py::kwargs& kwargs) {
@@ -403,7 +404,8 @@ PYBIND11_MODULE(_exactsample, m) {
       m, "SamplingParams",
       "The spec's sampling fields and defaults (each default turns its step off):\n"
       "temperature=1.0 (0: greedy), repetition_penalty=1.0, presence_penalty=0.0,\n"
-      "frequency_penalty=0.0, top_k=0 (0 or >= V: off), top_p=1.0, min_p=0.0.");
+      "frequency_penalty=0.0, top_k=0 (0 or >= V: off), top_p=1.0, min_p=0.0;\n"
+      "and the library's top_logprobs=0 (Token.top_logprobs entries, 0 to 20).");
   params.def(py::init(&ParamsFromKeywords), "SamplingParams(**fields): the spec's names.")
       .def("__repr__", &ParamsRepr)
       .def("__eq__", &ParamsEqual);
@@ -414,6 +416,20 @@ PYBIND11_MODULE(_exactsample, m) {
       .def_readonly("logprob", &xs::Token::logprob,
                     "log_softmax over all V ids after penalties, before temperature "
                     "(the exact f64; NaN when logprob=False).")
+      .def_readonly("processed_logprob", &xs::Token::processed_logprob,
+                    "(t - M_K) - log(Z_K) over the final kept set, t = l / T; 0.0 when "
+                    "greedy.")
+      .def_property_readonly(
+          "top_logprobs",
+          [](const xs::Token& t) {
+            py::list out;
+            for (const xs::TopLogprob& e : t.top_logprobs()) {
+              out.append(py::make_tuple(e.id, e.logprob));
+            }
+            return out;
+          },
+          "(id, logprob) of the SamplingParams.top_logprobs ids with the largest raw "
+          "logprob, in (logprob desc, id asc) order, -inf ones left out.")
       .def("__eq__", [](const xs::Token& a, const xs::Token& b) { return a == b; })
       .def("__repr__", [](const xs::Token& t) {
         return "Token(id=" + std::to_string(t.id) +

@@ -35,6 +35,31 @@ std::optional<Error> Ids(const char* field, std::span<const int32_t> ids,
   return std::nullopt;
 }
 
+std::optional<Error> BiasAndMask(const Request& request, size_t vocab) {
+  const LogitBias& bias = request.bias;
+  if (bias.ids.size() != bias.values.size()) {
+    return Error{ErrorCode::invalid_parameter, "logit_bias",
+                 "logit_bias: " + std::to_string(bias.ids.size()) + " ids but " +
+                     std::to_string(bias.values.size()) + " values"};
+  }
+  if (auto e = Ids("logit_bias", bias.ids, vocab)) return e;
+  for (size_t j = 0; j < bias.values.size(); ++j) {
+    if (!std::isfinite(bias.values[j])) {
+      return Param("logit_bias", Num(bias.values[j]) + " for id " + std::to_string(bias.ids[j]),
+                   "a bias must be finite");
+    }
+  }
+  const TokenMask& mask = request.mask;
+  if (auto e = Ids("allowed_token_ids", mask.allowed, vocab)) return e;
+  if (auto e = Ids("banned_token_ids", mask.banned, vocab)) return e;
+  const size_t words = (vocab + 31) / 32;
+  if (!mask.allowed_bits.empty() && mask.allowed_bits.size() < words) {
+    return Param("allowed_bitmask", std::to_string(mask.allowed_bits.size()) + " words",
+                 ("needs ceil(V / 32) = " + std::to_string(words) + " words").c_str());
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked) {
@@ -74,8 +99,12 @@ std::optional<Error> ParamsAndIds(const Request& request, size_t generated_check
     return Param("frequency_penalty", Num(p.frequency_penalty),
                  "must be finite");
   }
+  if (p.top_logprobs < 0 || p.top_logprobs > kMaxTopLogprobs) {
+    return Param("top_logprobs", std::to_string(p.top_logprobs), "must be in [0, 20]");
+  }
   if (auto e = Ids("prompt", request.prompt, vocab)) return e;
-  return Ids("generated", request.generated, vocab, generated_checked);
+  if (auto e = Ids("generated", request.generated, vocab, generated_checked)) return e;
+  return BiasAndMask(request, vocab);
 }
 
 Error BadLogit(size_t id, float value) {
@@ -98,6 +127,17 @@ std::optional<Error> LogitValues(std::span<const float> logits) {
   }
   if (!any_finite) return AllMasked();
   return std::nullopt;
+}
+
+Error BiasedToInfinity(int32_t id) {
+  return {ErrorCode::invalid_parameter, "logit_bias",
+          "logit_bias: makes the logit of id " + std::to_string(id) + " +inf"};
+}
+
+Error AllMaskedOut() {
+  return {ErrorCode::degenerate, "mask",
+          "mask: every id with a finite logit is masked out (allowed_token_ids, "
+          "banned_token_ids, allowed_bitmask) or biased to -inf; no token can be chosen"};
 }
 
 std::optional<Error> Penalized(double value, int32_t id,

@@ -12,7 +12,8 @@
 namespace exactsample::checks {
 
 // Empty logits, every SamplingParams field, prompt and generated ids (the
-// generated ones from index `generated_checked` on).
+// generated ones from index `generated_checked` on), the bias (ids, finite
+// values) and the mask (ids, the bitmask's length).
 std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked = 0);
 // The first NaN or +inf logit, or every logit -inf (ascending id scan).
 std::optional<Error> LogitValues(std::span<const float> logits);
@@ -20,6 +21,10 @@ std::optional<Error> LogitValues(std::span<const float> logits);
 // it in their own pass and then locate it).
 Error BadLogit(size_t id, float value);
 Error AllMasked();
+// The lowest id whose logit the bias made +inf (after the mask).
+Error BiasedToInfinity(int32_t id);
+// Every logit -inf after the bias and the mask (the row had a finite one).
+Error AllMaskedOut();
 // A penalised logit that became NaN or +inf.
 std::optional<Error> Penalized(double value, int32_t id,
                                const SamplingParams& params);

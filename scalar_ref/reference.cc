@@ -22,6 +22,21 @@ Logits Widen(std::span<const float> x) {
   return l;
 }
 
+// Ours, after step 1 and before step 2: the logit bias, added in f64 in the
+// order given, then the mask: a masked-out id's logit becomes -inf.
+void BiasAndMask(Logits& l, const Request& request) {
+  const LogitBias& bias = request.bias;
+  for (size_t j = 0; j < bias.ids.size(); ++j) l[bias.ids[j]] += bias.values[j];
+  const TokenMask& mask = request.mask;
+  std::vector<bool> allowed(l.size(), mask.allowed.empty());
+  for (int32_t i : mask.allowed) allowed[i] = true;
+  for (int32_t i : mask.banned) allowed[i] = false;
+  for (size_t i = 0; i < l.size(); ++i) {
+    const bool bit = mask.allowed_bits.empty() || ((mask.allowed_bits[i / 32] >> (i % 32)) & 1) != 0;
+    if (!allowed[i] || !bit) l[i] = -INFINITY;
+  }
+}
+
 // Step 2: over the distinct ids of prompt and generated.
 void RepetitionPenalty(Logits& l, const Request& request) {
   const double r = request.params.repetition_penalty;
@@ -69,6 +84,12 @@ struct LogSoftmax {
   double z;
   double At(const Logits& l, int32_t id) const { return (l[id] - max) - std::log(z); }
 };
+
+// The processed logprob of id in K: log_softmax over K of t, as step 9
+// computes it, with a zero M_K taken as +0.0.
+double ProcessedLogprob(const Logits& t, const Softmax& kept, int32_t id) {
+  return (t[id] - (kept.max + 0.0)) - std::log(kept.z);
+}
 
 // Step 4: the largest l, ties to the lowest id.
 int32_t Greedy(const Logits& l, const Ids& all) {
@@ -146,6 +167,11 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
   const size_t vocab = request.logits.size();
 
   Logits l = Widen(request.logits);
+  BiasAndMask(l, request);
+  for (size_t i = 0; i < vocab; ++i) {
+    if (l[i] == INFINITY) return checks::BiasedToInfinity(static_cast<int32_t>(i));
+  }
+  if (*std::max_element(l.begin(), l.end()) == -INFINITY) return checks::AllMaskedOut();
   RepetitionPenalty(l, request);
   PresenceAndFrequency(l, request);
   for (size_t i = 0; i < vocab; ++i) {
@@ -168,10 +194,13 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
     trace->z_all = all.z;
   }
 
-  if (p.temperature == 0.0) {
-    const int32_t id = Greedy(l, kept);
-    return Token{id, logprob.At(l, id)};
-  }
+  const auto token = [&](int32_t id, double processed) {
+    Token out{id, logprob.At(l, id), processed};
+    out.top_count = TopLogprobs(l, all.max, all.z, static_cast<size_t>(p.top_logprobs),
+                                out.top.data());
+    return out;
+  };
+  if (p.temperature == 0.0) return token(Greedy(l, kept), 0.0);
   const Logits t = Temper(l, p.temperature);
   kept = TopK(t, kept, p.top_k);
   if (trace != nullptr) trace->kept_top_k = kept;
@@ -189,7 +218,24 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
     trace->u = u;
     trace->cdf_at_choice = c;
   }
-  return Token{id, logprob.At(l, id)};
+  return token(id, ProcessedLogprob(t, sm, id));
+}
+
+size_t TopLogprobs(std::span<const double> l, double max, double z, size_t count,
+                   TopLogprob* out) {
+  if (count == 0) return 0;
+  const double log_z = std::log(z);  // the same value for every id
+  std::vector<TopLogprob> all;
+  for (size_t i = 0; i < l.size(); ++i) {
+    if (l[i] != -INFINITY) all.push_back({static_cast<int32_t>(i), (l[i] - max) - log_z});
+  }
+  count = std::min(count, all.size());
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count), all.end(),
+                    [](const TopLogprob& a, const TopLogprob& b) {
+                      return scalar_ref::Before(a.logprob, a.id, b.logprob, b.id);
+                    });
+  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count), out);
+  return count;
 }
 
 // Step 11.

@@ -13,6 +13,11 @@ namespace exactsample::scalar_ref {
 // `request` must have passed checks::ParamsAndIds. Fills *trace when given.
 Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace);
 
+// Token::top_logprobs: the first `count` finite ids of (logprob desc, id
+// asc) order, logprob = (l[i] - max) - log(z), into out; returns how many.
+size_t TopLogprobs(std::span<const double> l, double max, double z, size_t count,
+                   TopLogprob* out);
+
 // Step 11 on its own (so its fallback can be tested with a chosen u): q[j]
 // belongs to kept[j], ids ascending.
 int32_t InverseCdf(std::span<const int32_t> kept, std::span<const double> q,

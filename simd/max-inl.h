@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "hwy/highway.h"
@@ -20,38 +21,64 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The maximum of x[0, n) and whether some x is NaN or +inf, in lanes of
-// d's type: f64, widening x and storing it to l_out; or f32, twice as many
-// per vector and nothing stored (widening is exact and monotone, so the f32
-// maximum widened is the f64 one). Two vectors per step: independent max
-// chains hide the Max latency.
+// Lane j set when id `at + j` is allowed (ids at..at + Lanes(d) - 1, all
+// below V, so every word read is in the bitmask). Byte-order free: the
+// lanes test bits of the words as integers.
 template <class D>
-WidenResult MaxAndCheck(D d, const float* x, size_t n, double* l_out) {
+hn::Mask<D> AllowedLanes(D d, const AllowedIds& allowed, size_t at) {
+  static_assert(hn::MaxLanes(D()) <= 32, "a vector's bits span at most two words");
+  static_assert(sizeof(hn::TFromD<D>) == 8, "lanes of 64 bits");
+  HWY_ALIGN static constexpr uint64_t kLaneBit[32] = {
+      1ull << 0,  1ull << 1,  1ull << 2,  1ull << 3,  1ull << 4,  1ull << 5,  1ull << 6,
+      1ull << 7,  1ull << 8,  1ull << 9,  1ull << 10, 1ull << 11, 1ull << 12, 1ull << 13,
+      1ull << 14, 1ull << 15, 1ull << 16, 1ull << 17, 1ull << 18, 1ull << 19, 1ull << 20,
+      1ull << 21, 1ull << 22, 1ull << 23, 1ull << 24, 1ull << 25, 1ull << 26, 1ull << 27,
+      1ull << 28, 1ull << 29, 1ull << 30, 1ull << 31};
+  const hn::RebindToUnsigned<D> du;
+  const size_t id = allowed.first + at;
+  const size_t shift = id % 32;
+  uint64_t bits = allowed.words[id / 32] >> shift;
+  if (shift + hn::Lanes(d) > 32) bits |= uint64_t{allowed.words[id / 32 + 1]} << (32 - shift);
+  return hn::RebindMask(d, hn::TestBit(hn::Set(du, bits), hn::Load(du, kLaneBit)));
+}
+
+// The maximum of x[0, n) and whether some x is NaN or +inf, in lanes of
+// d's type: f64, widening x and storing it to l_out (-inf for the ids
+// `allowed` masks out, when kMasked; the check still reads every x); or
+// f32, twice as many per vector and nothing stored (widening is exact and
+// monotone, so the f32 maximum widened is the f64 one). Two vectors per
+// step: independent max chains hide the Max latency.
+template <bool kMasked, class D>
+WidenResult MaxAndCheck(D d, const float* x, size_t n, double* l_out,
+                        AllowedIds allowed = {}) {
   constexpr bool kWiden = std::is_same_v<hn::TFromD<D>, double>;
+  static_assert(kWiden || !kMasked, "a mask applies to the stored row");
   const size_t N = hn::Lanes(d);
-  const auto load = [&](size_t at) {
-    if constexpr (kWiden) {
-      const auto v = hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), x + at));
-      hn::StoreU(v, d, l_out + at);
-      return v;
-    } else {
-      return hn::LoadU(d, x + at);
-    }
-  };
   const auto inf = hn::Set(d, INFINITY);
-  auto max0 = hn::Set(d, -INFINITY);
+  const auto minus_inf = hn::Set(d, -INFINITY);
+  auto max0 = minus_inf;
   auto max1 = max0;
   // Lanes that saw only values below +inf (false for NaN and +inf).
   auto ok = hn::Eq(max0, max0);
+  const auto load = [&](size_t at) {
+    if constexpr (kWiden) {
+      auto v = hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), x + at));
+      ok = hn::And(ok, hn::Lt(v, inf));
+      if constexpr (kMasked) v = hn::IfThenElse(AllowedLanes(d, allowed, at), v, minus_inf);
+      hn::StoreU(v, d, l_out + at);
+      return v;
+    } else {
+      const auto v = hn::LoadU(d, x + at);
+      ok = hn::And(ok, hn::Lt(v, inf));
+      return v;
+    }
+  };
   size_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
-    const auto v0 = load(i);
-    const auto v1 = load(i + N);
-    max0 = hn::Max(max0, v0);
-    max1 = hn::Max(max1, v1);
-    ok = hn::And(ok, hn::And(hn::Lt(v0, inf), hn::Lt(v1, inf)));
+    max0 = hn::Max(max0, load(i));
+    max1 = hn::Max(max1, load(i + N));
   }
-  WidenResult r = kWiden ? twins::WidenMax(x + i, n - i, l_out + i)
+  WidenResult r = kWiden ? twins::WidenMax(x + i, n - i, l_out + i, allowed.From(i))
                          : twins::CheckedMax(x + i, n - i);
   const double vmax = static_cast<double>(MaxLane(d, hn::Max(max0, max1)));
   r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum

@@ -10,12 +10,14 @@
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 
-WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out) {
-  return MaxAndCheck(hn::ScalableTag<double>(), x, n, l_out);
+WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out, AllowedIds allowed) {
+  const hn::ScalableTag<double> d;
+  return allowed.words != nullptr ? MaxAndCheck<true>(d, x, n, l_out, allowed)
+                                  : MaxAndCheck<false>(d, x, n, l_out);
 }
 
 WidenResult CheckedMaxImpl(const float* x, size_t n) {
-  return MaxAndCheck(hn::ScalableTag<float>(), x, n, nullptr);
+  return MaxAndCheck<false>(hn::ScalableTag<float>(), x, n, nullptr);
 }
 
 double MaxImpl(const double* l, size_t n) {
@@ -37,8 +39,8 @@ HWY_EXPORT(CheckedMaxImpl);
 HWY_EXPORT(MaxImpl);
 HWY_EXPORT(FindFirstImpl);
 
-WidenResult WidenMax(const float* x, size_t n, double* l_out) {
-  return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out);
+WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed) {
+  return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out, allowed);
 }
 
 WidenResult CheckedMax(const float* x, size_t n) {

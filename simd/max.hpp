@@ -10,11 +10,13 @@
 
 namespace exactsample::simd {
 
+using twins::AllowedIds;
 using twins::WidenResult;
 
-// l_out[i] = f64(x[i]); the largest l (+0.0 for a zero maximum, -inf when
-// every x is -inf) and whether some x is NaN or +inf (max is then unspecified).
-WidenResult WidenMax(const float* x, size_t n, double* l_out);
+// l_out[i] = f64(x[i]), -inf for the ids `allowed` masks out; the largest l
+// (+0.0 for a zero maximum, -inf when every l is -inf) and whether some x,
+// masked or not, is NaN or +inf (max is then unspecified).
+WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed = {});
 
 // WidenMax without the widened row: the largest f64(x[i]) and the check.
 WidenResult CheckedMax(const float* x, size_t n);

@@ -27,12 +27,13 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The candidate buffer (capacity n: it holds at most the ids seen so far).
+// The candidate buffer (capacity n: it holds at most the ids seen so far),
+// over logits of type T (double, or float: an f32 row).
+template <class T>
 class Candidates {
  public:
-  Candidates(const double* l, double divisor, size_t k, int32_t* ids)
+  Candidates(const T* l, double divisor, size_t k, int32_t* ids)
       : l_(l),
-        divisor_(divisor),
         order_(l, divisor),
         k_(k),
         ids_(ids),
@@ -40,7 +41,7 @@ class Candidates {
         // between cuts keeps ascending rows (every id a candidate) linear.
         limit_(std::max(4 * k, k + 256)) {}
 
-  double threshold() const { return threshold_; }
+  T threshold() const { return threshold_; }
 
   // Makes room for `more` ids: cuts back to the first k (and raises the
   // threshold) when the buffer would pass its limit. limit_ >= k + more.
@@ -68,27 +69,28 @@ class Candidates {
       topk::KeepFirst(order_, ids_, count_, k_);
       count_ = k_;
     }
-    topk::SortInto(l_, divisor_, ids_, count_, out);
+    topk::SortInto(order_, ids_, count_, out);
     return count_;
   }
 
  private:
-  const double* l_;
-  double divisor_;
-  topk::Order order_;
+  const T* l_;
+  topk::Order<T> order_;
   size_t k_;
   int32_t* ids_;
   size_t limit_;
   size_t count_ = 0;
-  double threshold_ = -INFINITY;
+  T threshold_ = -INFINITY;
 };
 
-template <class D>
-size_t TopK(D d, const double* l, double divisor, size_t n, size_t k, int32_t* out,
+// d's lanes are T's (an f32 row compares as f32: widening is exact and
+// monotone).
+template <class D, class T = hn::TFromD<D>>
+size_t TopK(D d, const T* l, double divisor, size_t n, size_t k, int32_t* out,
             int32_t* ids) {
   if (k == 0) return 0;
   const size_t N = hn::Lanes(d);
-  Candidates cand(l, divisor, k, ids);
+  Candidates<T> cand(l, divisor, k, ids);
   auto thr = hn::Set(d, cand.threshold());
   size_t i = 0;
   for (; i + 4 * N <= n; i += 4 * N) {

@@ -24,12 +24,10 @@ uint64_t DescendingKey(double t) {
 // pass is stable, so the result is (t desc, id asc). Keys are recomputed
 // from l in each pass instead of stored: the scratch holds ids only.
 // Ping-pongs between ids and out; returns the buffer holding the result.
-int32_t* RadixSort(const double* l, double divisor, int32_t* ids, size_t count,
-                   int32_t* out) {
+template <class T>
+int32_t* RadixSort(const Order<T>& order, int32_t* ids, size_t count, int32_t* out) {
   constexpr int kDigits = 12;  // 4 bytes of id, then 8 bytes of key
-  auto key_of = [&](int32_t id) {
-    return DescendingKey(Tempered(l[id], divisor));
-  };
+  auto key_of = [&](int32_t id) { return DescendingKey(order.At(id)); };
   uint32_t hist[kDigits][256] = {};
   for (size_t j = 0; j < count; ++j) {
     const uint32_t id = static_cast<uint32_t>(ids[j]);
@@ -62,19 +60,25 @@ int32_t* RadixSort(const double* l, double divisor, int32_t* ids, size_t count,
 
 }  // namespace
 
-void KeepFirst(const Order& order, int32_t* ids, size_t count, size_t k) {
+template <class T>
+void KeepFirst(const Order<T>& order, int32_t* ids, size_t count, size_t k) {
   std::nth_element(ids, ids + k - 1, ids + count, order);
 }
 
-void SortInto(const double* l, double divisor, int32_t* ids, size_t count,
-              int32_t* out) {
+template <class T>
+void SortInto(const Order<T>& order, int32_t* ids, size_t count, int32_t* out) {
   if (count < kRadixMin) {
-    std::sort(ids, ids + count, Order(l, divisor));
+    std::sort(ids, ids + count, order);
     std::copy(ids, ids + count, out);
     return;
   }
-  const int32_t* sorted = RadixSort(l, divisor, ids, count, out);
+  const int32_t* sorted = RadixSort(order, ids, count, out);
   if (sorted != out) std::copy(sorted, sorted + count, out);
 }
+
+template void KeepFirst(const Order<double>&, int32_t*, size_t, size_t);
+template void KeepFirst(const Order<float>&, int32_t*, size_t, size_t);
+template void SortInto(const Order<double>&, int32_t*, size_t, int32_t*);
+template void SortInto(const Order<float>&, int32_t*, size_t, int32_t*);
 
 }  // namespace exactsample::simd::topk

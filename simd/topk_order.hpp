@@ -11,24 +11,28 @@ namespace exactsample::simd::topk {
 
 using scalar_ref::Tempered;
 
-// scalar_ref::Before on ids.
+// scalar_ref::Before on ids, for logits l of type T: double, or float (an
+// f32 row, widened exactly on the way).
+template <class T>
 class Order {
  public:
-  Order(const double* l, double divisor) : l_(l), divisor_(divisor) {}
+  Order(const T* l, double divisor) : l_(l), divisor_(divisor) {}
+  double At(int32_t id) const { return Tempered(static_cast<double>(l_[id]), divisor_); }
   bool operator()(int32_t a, int32_t b) const {
-    return scalar_ref::Before(Tempered(l_[a], divisor_), a, Tempered(l_[b], divisor_), b);
+    return scalar_ref::Before(At(a), a, At(b), b);
   }
 
  private:
-  const double* l_;
+  const T* l_;
   double divisor_;
 };
 
 // Moves the first k (< count) ids of Order to ids[0..k), the k-th last.
-void KeepFirst(const Order& order, int32_t* ids, size_t count, size_t k);
+template <class T>
+void KeepFirst(const Order<T>& order, int32_t* ids, size_t count, size_t k);
 
 // Writes ids[0..count) in Order into out[0..count); ids is clobbered.
-void SortInto(const double* l, double divisor, int32_t* ids, size_t count,
-              int32_t* out);
+template <class T>
+void SortInto(const Order<T>& order, int32_t* ids, size_t count, int32_t* out);
 
 }  // namespace exactsample::simd::topk

@@ -15,11 +15,12 @@ struct Batch {
   std::vector<Engine> engines;
 };
 
-Batch MakeBatch(uint64_t seed, size_t rows) {
+// `features`: rows with biases, masks and top-N logprobs.
+Batch MakeBatch(uint64_t seed, size_t rows, bool features = false) {
   Batch b;
   test::CaseMaker maker(seed);
   for (size_t i = 0; i < rows; ++i) {
-    b.cases.push_back(maker.Make(seed * 1000 + i, 20000));
+    b.cases.push_back(maker.Make(seed * 1000 + i, 20000, features));
     b.engines.push_back(i % 2 == 0 ? Engine::fast : Engine::reference);
   }
   return b;
@@ -29,14 +30,19 @@ struct RowOutcome {
   bool ok;
   int32_t id;
   uint64_t logprob_bits;
+  uint64_t processed_bits;
+  std::vector<std::pair<int32_t, uint64_t>> top;  // id, logprob bits
   std::string error;
   uint64_t draws;
   bool operator==(const RowOutcome&) const = default;
 };
 
 RowOutcome Outcome(const Result<Token>& r, const Pcg32& rng) {
-  return r ? RowOutcome{true, r->id, test::Bits(r->logprob), "", rng.draws_u32()}
-           : RowOutcome{false, -1, 0, r.error().message, rng.draws_u32()};
+  if (!r) return RowOutcome{false, -1, 0, 0, {}, r.error().message, rng.draws_u32()};
+  RowOutcome out{true, r->id, test::Bits(r->logprob), test::Bits(r->processed_logprob),
+                 {}, "", rng.draws_u32()};
+  for (const TopLogprob& t : r->top_logprobs()) out.top.emplace_back(t.id, test::Bits(t.logprob));
+  return out;
 }
 
 // Runs the rows of `b` listed in `order` as one batch per engine; returns
@@ -55,7 +61,7 @@ std::vector<RowOutcome> RunBatch(const Batch& b, const std::vector<size_t>& orde
     std::vector<BatchRow> rows;
     for (size_t j = 0; j < picked.size(); ++j) {
       const test::RandomCase& c = b.cases[picked[j]];
-      rows.push_back({{c.logits, c.prompt, c.generated, c.params}, &rngs[j]});
+      rows.push_back({c.At(c.generated), &rngs[j]});
     }
     BatchWorkspace ws;
     std::vector<Result<Token>> results;
@@ -73,8 +79,7 @@ std::vector<RowOutcome> RowByRow(const Batch& b) {
   for (size_t i = 0; i < b.cases.size(); ++i) {
     const test::RandomCase& c = b.cases[i];
     Pcg32 rng = stream(c.seed, Purpose::sample);
-    const auto r = sample({c.logits, c.prompt, c.generated, c.params}, rng, ws,
-                          {b.engines[i]});
+    const auto r = sample(c.At(c.generated), rng, ws, {b.engines[i]});
     out.push_back(Outcome(r, rng));
   }
   return out;
@@ -91,6 +96,19 @@ TEST(Batch, EqualsRowByRowForAnyThreadCount) {
     const Batch b = MakeBatch(seed, 24);
     const auto want = RowByRow(b);
     for (int threads = 1; threads <= 8; ++threads) {
+      EXPECT_EQ(RunBatch(b, Identity(b.cases.size()), threads), want)
+          << "seed " << seed << " threads " << threads;
+    }
+  }
+}
+
+// Helpers sample copies of rows: the bias, the mask and top-N travel with
+// them.
+TEST(Batch, BiasMasksAndTopLogprobsEqualRowByRow) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    const Batch b = MakeBatch(seed, 24, true);
+    const auto want = RowByRow(b);
+    for (int threads : {1, 2, 5, 8}) {
       EXPECT_EQ(RunBatch(b, Identity(b.cases.size()), threads), want)
           << "seed " << seed << " threads " << threads;
     }

@@ -27,6 +27,8 @@ constexpr int kSteps = 3;
 struct Outcome {
   std::vector<int32_t> ids;
   std::vector<uint64_t> logprob_bits;
+  std::vector<uint64_t> processed_bits;
+  std::vector<std::pair<int32_t, uint64_t>> top;  // every token's, one after another
   std::vector<std::vector<int32_t>> kept_sets;
   std::vector<uint64_t> trace_bits;
   std::string error;
@@ -44,7 +46,7 @@ Outcome RunCase(const test::RandomCase& c, Engine engine, Workspace& ws,
   for (int step = 0; step < kSteps; ++step) {
     Trace trace;
     const auto t = sample(
-        {c.logits, c.prompt, generated, c.params}, rng, ws,
+        c.At(generated), rng, ws,
         {.engine = engine,
          .trace = mode == Mode::traced ? &trace : nullptr,
          .logprob = mode != Mode::no_logprob,
@@ -55,6 +57,8 @@ Outcome RunCase(const test::RandomCase& c, Engine engine, Workspace& ws,
     }
     out.ids.push_back(t->id);
     out.logprob_bits.push_back(test::Bits(t->logprob));
+    out.processed_bits.push_back(test::Bits(t->processed_logprob));
+    for (const TopLogprob& e : t->top_logprobs()) out.top.emplace_back(e.id, test::Bits(e.logprob));
     generated.push_back(t->id);
     if (mode == Mode::traced) {
       out.kept_sets.push_back(trace.kept_top_k);
@@ -75,14 +79,17 @@ std::string Describe(const test::RandomCase& c) {
   return "seed " + std::to_string(c.seed) + " V=" + std::to_string(c.logits.size()) +
          " T=" + std::to_string(p.temperature) + " k=" + std::to_string(p.top_k) +
          " p=" + std::to_string(p.top_p) + " m=" + std::to_string(p.min_p) +
-         " r=" + std::to_string(p.repetition_penalty);
+         " r=" + std::to_string(p.repetition_penalty) +
+         " N=" + std::to_string(p.top_logprobs) + " bias " + std::to_string(c.bias_ids.size()) +
+         " allowed " + std::to_string(c.allowed.size()) + " banned " +
+         std::to_string(c.banned.size()) + " bits " + std::to_string(c.allowed_bits.size());
 }
 
-void ExpectParity(uint64_t first_seed, int count, size_t max_vocab) {
+void ExpectParity(uint64_t first_seed, int count, size_t max_vocab, bool features = false) {
   Workspace ref_ws, fast_ws;
   for (int i = 0; i < count; ++i) {
     const uint64_t seed = first_seed + static_cast<uint64_t>(i);
-    const test::RandomCase c = test::CaseMaker(seed).Make(seed, max_vocab);
+    const test::RandomCase c = test::CaseMaker(seed).Make(seed, max_vocab, features);
     const Outcome want = RunCase(c, Engine::reference, ref_ws);
     const Outcome want_traced = RunCase(c, Engine::reference, ref_ws, Mode::traced);
     for (const TargetInfo& t : compiled_targets()) {
@@ -147,6 +154,12 @@ TEST(EngineParity, PenaltiesOverLongHistoriesAndTheirFirstError) {
   }
 }
 TEST(EngineParity, AnyVocabularyUpTo262144) { ExpectParity(50000, 300, 262144); }
+// Logit bias (ties made and broken, +-100), masks as ids and bitmasks, top-N
+// logprobs over tied logits, with every parameter mix.
+TEST(EngineParity, BiasMasksAndTopLogprobs) { ExpectParity(200000, 3000, 5000, true); }
+TEST(EngineParity, BiasMasksAndTopLogprobsUpTo262144) {
+  ExpectParity(250000, 200, 262144, true);
+}
 
 // One row split across 1 to 4 threads: identical ids, logprobs, generator
 // positions (and errors) whatever the count.

@@ -67,6 +67,50 @@ TEST_P(MaxTest, WidenMaxMatchesTwin) {
   }
 }
 
+// A bitmask over ids [0, first + n) allowing each id with probability
+// `share`.
+std::vector<uint32_t> RandomBits(size_t ids, double share, test::SplitMix& rng) {
+  std::vector<uint32_t> words((ids + 31) / 32, 0);
+  for (size_t i = 0; i < ids; ++i) {
+    if (static_cast<double>(rng() >> 11) * 0x1p-53 < share) words[i / 32] |= 1u << (i % 32);
+  }
+  return words;
+}
+
+// With a mask: masked-out ids stored as -inf, the check over every x, the
+// maximum over the rest; from ids that start mid-word too (`first`).
+TEST_P(MaxTest, MaskedWidenMaxMatchesTwin) {
+  test::SplitMix rng(5);
+  for (size_t n : Sizes()) {
+    for (size_t first : {0, 1, 7, 31}) {
+      for (double share : {0.0, 0.03, 0.5, 0.97, 1.0}) {
+        const std::string what = "n = " + std::to_string(n) + ", first " +
+                                 std::to_string(first) + ", share " + std::to_string(share);
+        const std::vector<uint32_t> words = RandomBits(first + n, share, rng);
+        const simd::AllowedIds allowed{words.data(), first};
+        std::vector<float> x = NormalRowF32(n, rng);
+        x[rng() % n] = (rng() % 2) ? -INFINITY : -0.0f;
+        if (n > 70 && rng() % 4 == 0) x[rng() % n] = NAN;  // masked or not
+        std::vector<double> l(n, 7.0), l_ref(n, 7.0);
+        const simd::WidenResult r = simd::WidenMax(x.data(), n, l.data(), allowed);
+        const twins::WidenResult r_ref = twins::WidenMax(x.data(), n, l_ref.data(), allowed);
+        ASSERT_EQ(r.bad, r_ref.bad) << what;
+        ASSERT_EQ(r.bad, std::any_of(x.begin(), x.end(), [](float v) { return std::isnan(v); }))
+            << what;
+        ASSERT_EQ(0, std::memcmp(l.data(), l_ref.data(), n * sizeof(double))) << what;
+        if (!r.bad) {
+          ASSERT_EQ(Bits(r.max), Bits(r_ref.max)) << what;
+        }
+        for (size_t i = 0; i < n; ++i) {  // the twin against its definition
+          const bool on = (words[(first + i) / 32] >> ((first + i) % 32)) & 1;
+          ASSERT_EQ(Bits(l_ref[i]), Bits(on ? static_cast<double>(x[i]) : -INFINITY))
+              << what << " id " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST_P(MaxTest, WidenMaxFlagsNanAndInfAnywhere) {
   const float kBad[] = {std::numeric_limits<float>::quiet_NaN(),
                         -std::numeric_limits<float>::quiet_NaN(),

@@ -28,8 +28,12 @@ def run(cmd):
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
-def hexes(result):
-    return [float(v).hex() for v in result["logprobs"]]
+def hexes(result, field="logprobs"):
+    return [float(v).hex() for v in result.get(field, [])]
+
+
+def tops(result):
+    return [[[i, float(v).hex()] for i, v in top] for top in result.get("top_logprobs", [])]
 
 
 def first_difference(cpp, py):
@@ -48,6 +52,10 @@ def first_difference(cpp, py):
         b = py_steps[step] if step < len(py_steps) else None
         if a != b:
             return f"step {step}: C++ (id, logprob) {a}, Python {b}"
+    for what, get in (("processed_logprobs", lambda r: hexes(r, "processed_logprobs")),
+                      ("top_logprobs", tops)):
+        if get(cpp) != get(py):
+            return f"{what}: C++ {get(cpp)}, Python {get(py)}"
     return None
 
 
@@ -59,12 +67,14 @@ def main():
     ap.add_argument("--vocab-max", type=int, default=5000)
     ap.add_argument("--vocab-min", type=int, default=2)
     ap.add_argument("--engine", default="reference", help="reference or fast")
+    ap.add_argument("--features", action="store_true",
+                    help="cases with logit bias, masks and top_logprobs")
     ap.add_argument("--all-targets", action="store_true",
                     help="run the fast engine on every target `targets --supported` lists")
     args = ap.parse_args()
 
     cases = replay_cases.random_cases(args.cases, args.seed, args.vocab_max,
-                                       args.vocab_min)
+                                       args.vocab_min, args.features)
     fd, path = tempfile.mkstemp(prefix="parity_", suffix=".json")
     os.close(fd)
     replay_cases.write_cases(path, cases)

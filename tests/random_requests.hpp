@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,17 @@ struct RandomCase {
   SamplingParams params;
   std::vector<int32_t> prompt;
   std::vector<int32_t> generated;
+  // The library's additions (empty: none).
+  std::vector<int32_t> bias_ids = {};
+  std::vector<double> bias_values = {};
+  std::vector<int32_t> allowed = {}, banned = {};
+  std::vector<uint32_t> allowed_bits = {};
+
+  // The request for one step with `history` as the generated ids.
+  Request At(std::span<const int32_t> history) const {
+    return {logits, prompt, history, params, {bias_ids, bias_values},
+            {allowed, banned, allowed_bits}};
+  }
 };
 
 class CaseMaker {
@@ -146,13 +158,75 @@ class CaseMaker {
     }
   }
 
-  RandomCase Make(uint64_t seed, size_t max_vocab) {
+  // A logit bias (+-100, small, or one that makes the id tie another id's
+  // logit), a mask as ids or a bitmask (keeping one finite id), top-N
+  // logprobs, and ties made around the N-th logit.
+  void Features(RandomCase& c) {
+    const auto vocab = static_cast<uint32_t>(c.logits.size());
+    const auto any = [&] { return static_cast<int32_t>(Below(vocab)); };
+    if (Chance(0.6)) {
+      const uint32_t count = Chance(0.5) ? 1 + Below(4) : 1 + Below(100);
+      for (uint32_t j = 0; j < count; ++j) {
+        const int32_t id = any();
+        const double r = Uniform();
+        const int32_t other = any();
+        const double tie = static_cast<double>(c.logits[other]) - c.logits[id];
+        c.bias_ids.push_back(id);
+        c.bias_values.push_back(r < 0.2   ? 100.0
+                                : r < 0.4 ? -100.0
+                                : r < 0.7 && std::isfinite(tie) ? tie
+                                          : 10 * Uniform() - 5);
+      }
+    }
+    int32_t keep = any();
+    while (c.logits[keep] == -INFINITY) keep = (keep + 1) % static_cast<int32_t>(vocab);
+    if (Chance(0.5)) {
+      const double share = Chance(0.5) ? 0.5 : Uniform();
+      const double form = Uniform();
+      for (uint32_t i = 0; i < vocab; ++i) {
+        if (static_cast<int32_t>(i) == keep || !Chance(share)) continue;
+        if (form < 0.4) c.banned.push_back(static_cast<int32_t>(i));
+      }
+      if (form >= 0.4 && form < 0.7) {
+        for (uint32_t i = 0; i < vocab; ++i) {
+          if (static_cast<int32_t>(i) == keep || Chance(share)) {
+            c.allowed.push_back(static_cast<int32_t>(i));
+          }
+        }
+      } else if (form >= 0.7) {
+        c.allowed_bits.assign((vocab + 31) / 32 + Below(2), 0);
+        for (auto& w : c.allowed_bits) w = static_cast<uint32_t>(Uniform() * 4294967296.0);
+        c.allowed_bits[keep / 32] |= uint32_t{1} << (keep % 32);
+        const int32_t banned = any();
+        if (Chance(0.3) && banned != keep) c.banned.push_back(banned);
+      }
+    }
+    if (Chance(0.7)) {
+      c.params.top_logprobs = Chance(0.5) ? 20 : Below(21);
+      if (Chance(0.5)) {  // ties around the N-th logit
+        std::vector<int32_t> order(vocab);
+        for (uint32_t i = 0; i < vocab; ++i) order[i] = static_cast<int32_t>(i);
+        const size_t head = std::min<size_t>(vocab, 24);
+        std::partial_sort(order.begin(), order.begin() + head, order.end(),
+                          [&](int32_t a, int32_t b) {
+                            return c.logits[a] != c.logits[b] ? c.logits[a] > c.logits[b]
+                                                              : a < b;
+                          });
+        for (size_t r = 1; r < head; ++r) {
+          if (Chance(0.5)) c.logits[order[r]] = c.logits[order[r - 1]];
+        }
+      }
+    }
+  }
+
+  RandomCase Make(uint64_t seed, size_t max_vocab, bool features = false) {
     RandomCase c{seed, {}, {}, {}, {}};
     c.logits = Logits(Vocab(max_vocab));
     c.params = Params(c.logits.size());
     if (Chance(0.3)) Borderline(c.logits, c.params);
     c.prompt = History(c.logits, 8);
     c.generated = History(c.logits, 24);
+    if (features) Features(c);
     return c;
   }
 

@@ -51,7 +51,20 @@ void Check(const std::vector<double>& l, double divisor, size_t k,
   const size_t want = std::min(k, sorted.size());
   const std::vector<int32_t> expected(sorted.begin(), sorted.begin() + want);
   std::vector<int32_t> scratch(simd::TopKScratchSize(n));
+  // An f32 row at divisor 1: the f32 kernel too.
+  std::vector<float> x(l.begin(), l.end());
+  const bool f32 = divisor == 1.0 && std::equal(l.begin(), l.end(), x.begin(), [](double a, float b) {
+                     return test::Bits(a) == test::Bits(static_cast<double>(b));
+                   });
   test::ForEachTarget([&](int64_t target) {
+    if (f32) {
+      std::fill(scratch.begin(), scratch.end(), 123);
+      std::vector<int32_t> out(std::min(k, n) + 1, kGuard);
+      const size_t count = simd::TopK(x.data(), n, k, out.data(), scratch);
+      ASSERT_EQ(out.back(), kGuard) << what << " (f32) on " << hwy::TargetName(target);
+      out.resize(count);
+      ASSERT_EQ(out, expected) << what << " (f32) on " << hwy::TargetName(target);
+    }
     std::fill(scratch.begin(), scratch.end(), 123);
     std::vector<int32_t> out(std::min(k, n) + 1, kGuard);
     const size_t count =
@@ -112,6 +125,19 @@ TEST(TopK, ShortRowsMatchSort) {
 TEST(TopK, LongRowsMatchSort) { CheckRows(12, {100, 255, 1000, 4099, 65537}, kDivisors); }
 
 TEST(TopK, VocabularyRowsMatchSort) { CheckRows(13, {128256, 262144}, {1.0, 0.8}); }
+
+// Rows of f32 values (a caller's row): the f32 kernel as well.
+TEST(TopK, F32RowsMatchSort) {
+  test::SplitMix rng(15);
+  for (size_t n : {1, 2, 3, 7, 16, 33, 70, 1000, 4099, 65537, 128256}) {
+    for (Row row : kAllRows) {
+      std::vector<double> l = MakeRow(row, n, rng);
+      for (double& v : l) v = static_cast<float>(v);
+      CheckRow(l, 1.0, RowName(row) + " in f32");
+      if (HasFatalFailure()) return;
+    }
+  }
+}
 
 // A temperature so small that l / T overflows to -inf for most negative l
 // while the largest t stays finite: those ids are ordered by id.

@@ -160,18 +160,56 @@ def random_params(rng, x, prompt):
     return p
 
 
+def random_features(rng, x, params):
+    """The library's additions on a valid case: a logit bias (often one that
+    makes an id tie another, or -100/+100), a mask leaving at least one
+    finite id, top_logprobs (often over tied logits)."""
+    vocab = len(x)
+    finite = [i for i in range(vocab) if x[i] != -math.inf]
+    if rng.random() < 0.6:
+        bias = {}
+        for _ in range(rng.choice([1, 2, 5, 20])):
+            i = rng.randrange(vocab)
+            bias[str(i)] = rng.choice([-100.0, 100.0, rng.uniform(-5.0, 5.0),
+                                       rng.uniform(-1e-3, 1e-3), None])
+            if bias[str(i)] is None:  # l[i] + b ties another finite id
+                j = rng.choice(finite)
+                bias[str(i)] = (x[j] - x[i]) if x[i] != -math.inf else 1.0
+        params["logit_bias"] = bias
+    if rng.random() < 0.5:
+        keep = rng.choice(finite)
+        share = rng.choice([0.01, 0.5, 0.9])
+        if rng.random() < 0.5:
+            params["allowed_token_ids"] = [keep] + [
+                i for i in range(vocab) if i != keep and rng.random() > share][:3000]
+        if rng.random() < 0.5:
+            params["banned_token_ids"] = [
+                i for i in range(vocab) if i != keep and rng.random() < share][:3000]
+    if rng.random() < 0.7:
+        params["top_logprobs"] = rng.choice([1, 2, 5, 20, rng.randint(0, 20)])
+        if rng.random() < 0.5 and finite:  # tied logits around the N-th
+            order = ranked(x)
+            for r in range(min(len(order) - 1, params["top_logprobs"] + 2)):
+                if rng.random() < 0.5:
+                    x[order[r + 1]] = x[order[r]]
+
+
 def random_seed(rng):
     return rng.choice([0, (1 << 64) - 1, rng.getrandbits(64), rng.getrandbits(64)])
 
 
-def random_case(rng, name, vocab_max=5000, vocab_min=2):
+def random_case(rng, name, vocab_max=5000, vocab_min=2, features=None):
     """One valid case (the spec accepts every input it has); the vocabulary
-    size is log-uniform in [vocab_min, vocab_max]."""
+    size is log-uniform in [vocab_min, vocab_max]. With `features` (a
+    generator of its own, so the other draws stay as without it) the
+    library's additions too."""
     vocab = int(math.exp(rng.uniform(math.log(vocab_min), math.log(vocab_max + 1))))
     vocab = max(vocab_min, min(vocab, vocab_max))
     x = random_logits(rng, vocab)
     prompt = random_history(rng, x)
     params = random_params(rng, x, prompt)
+    if features is not None:
+        random_features(features, x, params)
     return {"name": name, "logits": encode(x), "params": params,
             "prompt": prompt, "seed": random_seed(rng),
             "steps": rng.choice([1, 5, 12, 12, 16])}
@@ -222,6 +260,25 @@ def bad_cases():
     ]
 
 
+def feature_bad_cases():
+    """Bad uses of the library's additions, each alone."""
+    base = {"logits": [0.5, -1.0, 2.0], "seed": 3, "steps": 3}
+    return [dict(base, name="bad_" + name, params=params) for name, params in [
+        ("bias_id_v", {"logit_bias": {"3": 1.0}}),
+        ("bias_id_negative", {"logit_bias": {"-1": 1.0}}),
+        ("bias_inf", {"logit_bias": {"0": "inf"}}),
+        ("bias_nan", {"logit_bias": {"0": "nan"}}),
+        ("bias_key_not_an_id", {"logit_bias": {"x1": 1.0}}),
+        ("bias_overflows_temperature", {"logit_bias": {"2": 1.7e308}, "temperature": 0.5}),
+        ("allowed_id_v", {"allowed_token_ids": [0, 3]}),
+        ("banned_id_negative", {"banned_token_ids": [-2]}),
+        ("every_id_banned", {"banned_token_ids": [0, 1, 2]}),
+        ("allowed_and_banned", {"allowed_token_ids": [1], "banned_token_ids": [1]}),
+        ("top_logprobs_21", {"top_logprobs": 21}),
+        ("top_logprobs_negative", {"top_logprobs": -1}),
+    ]]
+
+
 def edge_cases():
     """Valid inputs at the edges the spec defines."""
     return [
@@ -248,14 +305,16 @@ def edge_cases():
     ]
 
 
-def random_cases(count, seed, vocab_max=5000, vocab_min=2):
+def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False):
     """`count` cases from a fixed seed: the edge and bad-input cases first
-    (as many as fit), then random valid ones."""
+    (as many as fit), then random valid ones; `features`: with the library's
+    additions (bias, masks, top_logprobs) and their bad inputs."""
     rng = random.Random(seed)
-    fixed = edge_cases() + bad_cases()
+    fixed = edge_cases() + bad_cases() + (feature_bad_cases() if features else [])
     cases = fixed[:count]
     while len(cases) < count:
-        cases.append(random_case(rng, f"random_{len(cases)}", vocab_max, vocab_min))
+        extra = random.Random(f"{seed}/{len(cases)}") if features else None
+        cases.append(random_case(rng, f"random_{len(cases)}", vocab_max, vocab_min, extra))
     return cases
 
 
@@ -271,11 +330,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--vocab-max", type=int, default=5000)
     ap.add_argument("--vocab-min", type=int, default=2)
+    ap.add_argument("--features", action="store_true",
+                    help="add logit bias, masks and top_logprobs to the cases")
     args = ap.parse_args()
     if not 1 <= args.vocab_min <= args.vocab_max:
         ap.error("need 1 <= --vocab-min <= --vocab-max")
     write_cases(args.out, random_cases(args.count, args.seed, args.vocab_max,
-                                       args.vocab_min))
+                                       args.vocab_min, args.features))
 
 
 if __name__ == "__main__":

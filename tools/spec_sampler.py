@@ -13,8 +13,14 @@ beyond the f32 range is an error), params (optional; missing fields take
 the spec defaults), prompt (default []), seed (u64) and steps (default 12,
 at most 65536). A numeric string is JSON number syntax or "inf", "-inf",
 "nan", as in the C++ reader. Prints one JSON line per case, {"name", "ids",
-"logprobs"} or {"name", "error"}; a rejected case is a result: exits 0,
-or 2 on an unreadable file.
+"logprobs", "processed_logprobs"} (and "top_logprobs" when
+params.top_logprobs > 0) or {"name", "error"}; a rejected case is a
+result: exits 0, or 2 on an unreadable file.
+
+Beyond the spec, the library's rules (README): params.logit_bias ({"id":
+bias}), added to the widened logits after step 1; allowed_token_ids and
+banned_token_ids, masking ids to -inf after the bias, before step 2;
+top_logprobs (N in [0, 20]); and the processed logprob of each token.
 """
 
 import json
@@ -79,7 +85,13 @@ DEFAULTS = {
     "top_k": 0,
     "top_p": 1.0,
     "min_p": 0.0,
+    # The library's additions (not spec fields).
+    "top_logprobs": 0,
+    "logit_bias": {},  # id -> bias
+    "allowed_token_ids": None,  # None or []: every id allowed
+    "banned_token_ids": [],
 }
+MAX_TOP_LOGPROBS = 20
 
 
 class BadInput(Exception):
@@ -102,6 +114,8 @@ def check_params(p):
     for name in ("presence_penalty", "frequency_penalty"):
         if not math.isfinite(p[name]):
             raise BadInput(f"{name} = {p[name]!r}: must be finite")
+    if not 0 <= p["top_logprobs"] <= MAX_TOP_LOGPROBS:
+        raise BadInput(f"top_logprobs = {p['top_logprobs']!r}: must be in [0, 20]")
 
 
 def check_logits(x):
@@ -126,8 +140,8 @@ def check_ids(field, ids, V):
 # ---------------------------------------------------------------- the steps
 
 
-def softmax(l, K):
-    """Step 9 over the kept set K (ascending ids): q[i] for each i in K."""
+def softmax_sums(l, K):
+    """Step 9's M, e and Z over the kept set K (ascending ids)."""
     M = -math.inf
     for i in K:
         if l[i] > M:
@@ -138,6 +152,12 @@ def softmax(l, K):
     Z = 0.0
     for i in K:
         Z = Z + e[i]
+    return M, e, Z
+
+
+def softmax(l, K):
+    """Step 9 over the kept set K (ascending ids): q[i] for each i in K."""
+    M, e, Z = softmax_sums(l, K)
     q = {}
     for i in K:
         q[i] = e[i] / Z
@@ -150,12 +170,19 @@ def descending(l, K):
 
 
 def sample(x, prompt, out, p, rng):
-    """One token: steps 1 to 11. Returns (id, logprob); raises BadInput."""
+    """One token: steps 1 to 11. Returns (id, logprob, processed logprob,
+    top-N [id, logprob] pairs); raises BadInput."""
     check_params(p)
-    check_logits(x)
     V = len(x)
     check_ids("prompt", prompt, V)
     check_ids("generated", out, V)
+    check_ids("logit_bias", list(p["logit_bias"]), V)
+    for i, b in p["logit_bias"].items():
+        if not math.isfinite(b):
+            raise BadInput(f"logit_bias = {b!r} for id {i}: a bias must be finite")
+    check_ids("allowed_token_ids", p["allowed_token_ids"] or [], V)
+    check_ids("banned_token_ids", p["banned_token_ids"], V)
+    check_logits(x)
     T = p["temperature"]
     r = p["repetition_penalty"]
     a_p = p["presence_penalty"]
@@ -166,6 +193,21 @@ def sample(x, prompt, out, p, rng):
 
     # 1. Widen (Python floats are f64; x already holds f32 values).
     l = [float(x[i]) for i in range(V)]
+
+    #    The library's rules, between steps 1 and 2: the logit bias, then
+    #    the mask (a masked-out id's logit becomes -inf).
+    for i in sorted(p["logit_bias"]):
+        l[i] = l[i] + p["logit_bias"][i]
+    allowed = set(range(V)) if not p["allowed_token_ids"] else set(p["allowed_token_ids"])
+    allowed -= set(p["banned_token_ids"])
+    for i in range(V):
+        if i not in allowed:
+            l[i] = -math.inf
+    for i in range(V):
+        if l[i] == math.inf:
+            raise BadInput(f"logit_bias: makes the logit of id {i} +inf")
+    if all(l[i] == -math.inf for i in range(V)):
+        raise BadInput("mask: every id with a finite logit is masked out")
 
     # 2. Repetition penalty over the distinct ids of prompt and out.
     if r != 1:
@@ -201,13 +243,19 @@ def sample(x, prompt, out, p, rng):
     def logprob(c):
         return (l3[c] - M) - math.log(Z)
 
-    # 4. Greedy: the largest l, ties to the lowest id; no draw.
+    #    Top-N: the N finite ids with the largest logprob, (logprob desc, id asc).
+    finite = [i for i in range(V) if l3[i] != -math.inf]
+    top = sorted(([i, logprob(i)] for i in finite), key=lambda a: (-a[1], a[0]))
+    top = top[:p["top_logprobs"]]
+
+    # 4. Greedy: the largest l, ties to the lowest id; no draw. Its processed
+    #    logprob is 0.0.
     if T == 0:
         best = 0
         for i in range(V):
             if l[i] > l[best]:
                 best = i
-        return best, logprob(best)
+        return best, logprob(best), 0.0, top
 
     # 5. Temperature.
     if M / T == math.inf or M / T == -math.inf:
@@ -246,8 +294,13 @@ def sample(x, prompt, out, p, rng):
                 q_max = q[i]
         K = [i for i in K if q[i] >= m * q_max]
 
-    # 9. Softmax over the final K.
+    # 9. Softmax over the final K. The processed logprob of id c is
+    #    (l[c] - M_K) - log(Z_K), a zero M_K taken as +0.0.
     q = softmax(l, K)
+    M_K, _, Z_K = softmax_sums(l, K)
+
+    def token(c):
+        return c, logprob(c), (l[c] - (M_K + 0.0)) - math.log(Z_K), top
 
     # 10. Exactly one draw.
     u = rng.uniform_f64()
@@ -258,10 +311,10 @@ def sample(x, prompt, out, p, rng):
     for i in K:
         c = c + q[i]
         if u < c:
-            return i, logprob(i)
+            return token(i)
     for i in reversed(K):
         if q[i] > 0:
-            return i, logprob(i)
+            return token(i)
     raise AssertionError("unreachable: the largest logit in K has q = 1/Z > 0")
 
 
@@ -318,6 +371,30 @@ def to_int(v, what, lo, hi):
     return v
 
 
+def read_id(v, what, V):
+    """An id in [0, V), as the C++ reader takes it (any int32 when V = 0)."""
+    return to_int(v, what, 0, V - 1) if V > 0 else to_int(v, what, 0, (1 << 31) - 1)
+
+
+def read_ids(v, what, V):
+    if not isinstance(v, list):
+        raise BadInput(f"{what}: must be a list")
+    return [read_id(v[j], f"{what}[{j}]", V) for j in range(len(v))]
+
+
+def read_bias(v, V):
+    """logit_bias: an object whose keys are id strings (OpenAI's form)."""
+    if not isinstance(v, dict):
+        raise BadInput("logit_bias: must be an object")
+    bias = {}
+    for key, b in v.items():
+        if not re.fullmatch(r"-?[0-9]+", key):
+            raise BadInput(f"logit_bias: key {key!r} is not an id")
+        bias[read_id(int(key), f"logit_bias key {key!r}", V)] = \
+            to_f64(b, f"logit_bias[{key!r}]")
+    return bias
+
+
 def read_case(case):
     """(logits, prompt, params, seed, steps) of one replay case."""
     if not isinstance(case, dict):
@@ -334,15 +411,15 @@ def read_case(case):
     for name, value in given.items():
         if name not in DEFAULTS:
             raise BadInput(f"params: unknown field {name!r}")
-        if name == "top_k":
+        if name in ("top_k", "top_logprobs"):
             params[name] = to_int(value, name, -(1 << 63), (1 << 63) - 1)
+        elif name == "logit_bias":
+            params[name] = read_bias(value, len(x))
+        elif name in ("allowed_token_ids", "banned_token_ids"):
+            params[name] = read_ids(value, name, len(x))
         else:
             params[name] = to_f64(value, name)
-    prompt = case.get("prompt", [])
-    if not isinstance(prompt, list):
-        raise BadInput("prompt: must be a list")
-    prompt = [to_int(prompt[j], f"prompt[{j}]", -(1 << 31), (1 << 31) - 1)
-              for j in range(len(prompt))]
+    prompt = read_ids(case.get("prompt", []), "prompt", len(x))
     seed = to_int(case.get("seed"), "seed", 0, U64)
     steps = to_int(case.get("steps", 12), "steps", 0, MAX_STEPS)
     return x, prompt, params, seed, steps
@@ -354,14 +431,20 @@ def replay_case(case):
     try:
         x, prompt, params, seed, steps = read_case(case)
         rng = stream(seed, SAMPLE)
-        ids, logprobs = [], []
+        ids, logprobs, processed, tops = [], [], [], []
         for _ in range(steps):
-            token, logprob = sample(x, prompt, ids, params, rng)
+            token, logprob, processed_logprob, top = sample(x, prompt, ids, params, rng)
             ids.append(token)
             logprobs.append(logprob)
+            processed.append(processed_logprob)
+            tops.append(top)
     except BadInput as e:
         return {"name": name, "error": str(e)}
-    return {"name": name, "ids": ids, "logprobs": logprobs}
+    result = {"name": name, "ids": ids, "logprobs": logprobs,
+              "processed_logprobs": processed}
+    if params["top_logprobs"] > 0:
+        result["top_logprobs"] = tops
+    return result
 
 
 MAX_JSON_DEPTH = 32  # containers nested deeper make the file unreadable, as in C++

@@ -89,6 +89,37 @@ typedef struct exactsample_row {
   exactsample_rng* rng;
 } exactsample_row;
 
+/* The library's additions around the spec for exactsample_sample_ex (the
+ * rules are in the README): a logit bias, a mask, the processed logprob and
+ * the top-N logprobs. Zero it and set struct_size =
+ * sizeof(exactsample_extras); a NULL pointer with length 0 is "none", and
+ * each output pointer may be NULL (not wanted). */
+typedef struct exactsample_extras {
+  uint32_t struct_size;
+  /* bias_values[j] (finite) is added to the logit of bias_ids[j]. */
+  const int32_t* bias_ids;
+  const double* bias_values;
+  size_t bias_len;
+  /* Masks: only allowed ids (if any are given), no banned id, and only ids
+   * whose bit (bit i % 32 of word i / 32) is set in allowed_bitmask (if
+   * given: at least ceil(vocab / 32) words). */
+  const int32_t* allowed_ids;
+  size_t allowed_len;
+  const int32_t* banned_ids;
+  size_t banned_len;
+  const uint32_t* allowed_bitmask;
+  size_t allowed_bitmask_words;
+  /* N, 0 to 20: top_ids and top_logprobs (N entries each) receive the N ids
+   * with the largest logprob, (logprob desc, id asc), -inf ones left out;
+   * *top_count how many were written. */
+  int64_t top_logprobs;
+  int32_t* top_ids;
+  double* top_logprob_values;
+  size_t* top_count;
+  /* (t[id] - M_K) - log(Z_K) over the final kept set; 0.0 when greedy. */
+  double* processed_logprob;
+} exactsample_extras;
+
 typedef struct exactsample_token {
   exactsample_status status;
   int32_t id;
@@ -141,6 +172,18 @@ EXACTSAMPLE_API exactsample_status exactsample_sample(
     size_t generated_len, const exactsample_params* params,
     exactsample_rng* rng, int32_t* id, double* logprob);
 
+/* exactsample_sample with a logit bias, a mask and more outputs; extras
+ * may be NULL (then it is exactsample_sample). Bad extras (ids outside
+ * [0, vocab), a non-finite bias, a short bitmask, N outside [0, 20], every
+ * id masked out) return an error naming the field; nothing is written and
+ * rng is unchanged. */
+EXACTSAMPLE_API exactsample_status exactsample_sample_ex(
+    exactsample_sampler* sampler, const float* logits, size_t vocab,
+    const int32_t* prompt, size_t prompt_len, const int32_t* generated,
+    size_t generated_len, const exactsample_params* params,
+    const exactsample_extras* extras, exactsample_rng* rng, int32_t* id,
+    double* logprob);
+
 /* One token per row of a rows x vocab matrix whose row i starts at
  * logits + i * row_stride (row_stride >= vocab floats). results[i] gets the
  * row's status, id and logprob; a bad row does not stop the others, and
@@ -159,6 +202,13 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_batch_arrays(
     exactsample_sampler* sampler, const float* logits, size_t rows,
     size_t vocab, size_t row_stride, const exactsample_row* row_requests,
     exactsample_status* statuses, int32_t* ids, double* logprobs, int threads);
+/* exactsample_sample_batch with row i's bias, mask and top-N from
+ * extras[i] (rows entries, each as in exactsample_sample_ex, its outputs
+ * written when the row is sampled; extras NULL: none, exactsample_sample_batch). */
+EXACTSAMPLE_API exactsample_status exactsample_sample_batch_ex(
+    exactsample_sampler* sampler, const float* logits, size_t rows,
+    size_t vocab, size_t row_stride, const exactsample_row* row_requests,
+    const exactsample_extras* extras, exactsample_token* results, int threads);
 EXACTSAMPLE_API const char* exactsample_sampler_row_error(
     const exactsample_sampler* sampler, size_t row);
 

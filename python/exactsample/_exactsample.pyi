@@ -48,6 +48,7 @@ class SamplingParams:
     top_k: int
     top_p: float
     min_p: float
+    top_logprobs: int
     def __init__(
         self,
         *,
@@ -58,6 +59,7 @@ class SamplingParams:
         top_k: int = 0,
         top_p: float = 1.0,
         min_p: float = 0.0,
+        top_logprobs: int = 0,
     ) -> None: ...
 
 class Token:
@@ -65,6 +67,10 @@ class Token:
     def id(self) -> int: ...
     @property
     def logprob(self) -> float: ...
+    @property
+    def processed_logprob(self) -> float: ...
+    @property
+    def top_logprobs(self) -> list[tuple[int, float]]: ...
 
 class TargetInfo:
     @property

@@ -96,6 +96,7 @@ def test_batch_wants_two_dimensions():
     (dict(repetition_penalty=0.0), "repetition_penalty"),
     (dict(presence_penalty=float("inf")), "presence_penalty"),
     (dict(frequency_penalty=float("nan")), "frequency_penalty"),
+    (dict(top_logprobs=21), "top_logprobs"),
 ])
 def test_bad_params(params, field):
     rng = xs.stream(3)
@@ -127,6 +128,17 @@ def test_bad_ids(kw, field, words):
     assert (e.value.field, e.value.code) == (field, "invalid_ids")
     assert words in str(e.value)
     assert rng == xs.stream(3)
+
+
+def test_top_and_processed_logprobs():
+    logits = np.array([1.0, 3.0, 2.0, 3.0, -np.inf, 0.5], dtype=np.float32)
+    for engine in ("reference", "fast"):
+        t = xs.sample(logits, xs.SamplingParams(top_logprobs=20), xs.stream(0), engine=engine)
+        assert [i for i, _ in t.top_logprobs] == [1, 3, 2, 0, 5]  # -inf left out
+        assert t.top_logprobs[0][1] == t.top_logprobs[1][1]
+        assert t.processed_logprob == t.logprob  # T = 1, no filter: K is every id
+        greedy = xs.sample(logits, xs.SamplingParams(temperature=0), xs.stream(0), engine=engine)
+        assert (greedy.processed_logprob, greedy.top_logprobs) == (0.0, [])
 
 
 def test_ids_from_arrays_and_lists_agree():

@@ -4,11 +4,12 @@
 
 namespace exactsample::twins {
 
-WidenResult WidenMax(const float* x, size_t n, double* l_out) {
+WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed) {
   WidenResult r{-INFINITY, false};
   for (size_t i = 0; i < n; ++i) {
-    l_out[i] = static_cast<double>(x[i]);
-    r.bad |= !(l_out[i] < INFINITY);  // NaN or +inf
+    const double l = static_cast<double>(x[i]);
+    r.bad |= !(l < INFINITY);  // NaN or +inf
+    l_out[i] = allowed[i] ? l : -INFINITY;
     if (l_out[i] > r.max) r.max = l_out[i];
   }
   r.max += 0.0;  // -0.0 + 0.0 is +0.0; every other value is unchanged

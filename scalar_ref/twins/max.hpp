@@ -3,18 +3,32 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace exactsample::twins {
+
+// A packed bitmask of allowed ids (bit i % 32 of word i / 32 set: id i
+// allowed) read from id `first` on; no words: every id allowed.
+struct AllowedIds {
+  const uint32_t* words = nullptr;
+  size_t first = 0;
+
+  bool operator[](size_t i) const {
+    return words == nullptr || ((words[(first + i) / 32] >> ((first + i) % 32)) & 1) != 0;
+  }
+  AllowedIds From(size_t i) const { return {words, first + i}; }
+};
 
 struct WidenResult {
   double max;  // the largest l; unspecified when `bad`
   bool bad;    // some x is NaN or +inf
 };
 
-// Step 1: l[i] = f64(x[i]). Also returns the largest l (-inf when every x is
-// -inf) and whether any x is NaN or +inf. A zero maximum is returned as +0.0
-// (see Max).
-WidenResult WidenMax(const float* x, size_t n, double* l_out);
+// Step 1: l[i] = f64(x[i]), or -inf where `allowed` masks id i out (the
+// mask of a request). Also returns the largest l (-inf when every l is -inf)
+// and whether any x, masked or not, is NaN or +inf. A zero maximum is
+// returned as +0.0 (see Max).
+WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed = {});
 
 // WidenMax's maximum and check without the widened row.
 WidenResult CheckedMax(const float* x, size_t n);

@@ -1,6 +1,7 @@
-// libFuzzer target: bytes become logits, parameters, a history and a target;
-// the fast engine must return exactly what the reference returns (or the
-// same error), with the generator at the same position.
+// libFuzzer target: bytes become logits, parameters, a history, a logit
+// bias, a mask, top-N logprobs and a target; the fast engine must return
+// exactly what the reference returns (every output, or the same error),
+// with the generator at the same position.
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +43,17 @@ double Param(Bytes& b, double off, double lo, double hi) {
   return b.Take<double>();
 }
 
+// Every output of a token as bits.
+std::vector<uint64_t> Bits(const exactsample::Token& t) {
+  std::vector<uint64_t> out{static_cast<uint64_t>(t.id), std::bit_cast<uint64_t>(t.logprob),
+                            std::bit_cast<uint64_t>(t.processed_logprob)};
+  for (const exactsample::TopLogprob& e : t.top_logprobs()) {
+    out.push_back(static_cast<uint64_t>(e.id));
+    out.push_back(std::bit_cast<uint64_t>(e.logprob));
+  }
+  return out;
+}
+
 std::string Describe(const exactsample::Result<exactsample::Token>& r) {
   if (!r) return "error: " + r.error().message;
   char buf[96];
@@ -66,6 +78,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p.repetition_penalty = Param(b, 1.0, 0.5, 2.0);
   p.presence_penalty = Param(b, 0.0, -1.0, 1.0);
   p.frequency_penalty = Param(b, 0.0, -1.0, 1.0);
+  p.top_logprobs = b.Take<uint8_t>() % 24 - 1;  // -1 and 21 to 22 are errors
+  // Bias and mask ids as raw codes (mapped into [0, V) below, or left out
+  // of it); a bitmask of words, sometimes one word short.
+  std::vector<int32_t> bias_ids(b.Take<uint8_t>() % 8), banned(b.Take<uint8_t>() % 4),
+      allowed(b.Take<uint8_t>() % 4);
+  std::vector<double> bias_values;
+  for (int32_t& id : bias_ids) {
+    id = b.Take<int16_t>();
+    bias_values.push_back(Param(b, 100.0, -100.0, 100.0));
+  }
+  for (int32_t& id : banned) id = b.Take<int16_t>();
+  for (int32_t& id : allowed) id = b.Take<int16_t>();
+  const uint8_t bits_mode = b.Take<uint8_t>();
+  const uint32_t bits_word = b.Take<uint32_t>();
   const uint8_t target_pick = b.Take<uint8_t>();
   const uint64_t seed = b.Take<uint64_t>();
   std::vector<int32_t> history(b.Take<uint8_t>() % 8);
@@ -82,6 +108,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     history[j] = logits.empty() ? 0 : static_cast<int32_t>((seed >> (8 * j)) % logits.size());
   }
 
+  // Ids: mostly in [0, V), a negative or too large one when the code says.
+  const auto map_ids = [&](std::vector<int32_t>& ids) {
+    for (int32_t& id : ids) {
+      if (id >= 0 && !logits.empty()) id %= static_cast<int32_t>(logits.size());
+    }
+  };
+  map_ids(bias_ids);
+  map_ids(banned);
+  map_ids(allowed);
+  std::vector<uint32_t> bits;
+  if (bits_mode >= 160) {
+    bits.assign((logits.size() + 31) / 32 - (bits_mode >= 250 && !logits.empty()),
+                bits_word);
+  }
+
   std::vector<TargetInfo> supported;
   for (const TargetInfo& t : compiled_targets()) {
     if (t.supported) supported.push_back(t);
@@ -89,26 +130,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   testing::force_target(supported[target_pick % supported.size()].name);
 
   static Workspace ref_ws, fast_ws;
-  const Request req{logits, {}, history, p};
+  const Request req{logits, {}, history, p, {bias_ids, bias_values}, {allowed, banned, bits}};
   Pcg32 ref_rng = stream(seed, Purpose::sample);
   Pcg32 fast_rng = ref_rng;
   const auto want = sample(req, ref_rng, ref_ws, {Engine::reference});
   const auto got = sample(req, fast_rng, fast_ws, {Engine::fast});
   const bool same =
       want.ok() == got.ok() && ref_rng == fast_rng &&
-      (want.ok() ? (want->id == got->id &&
-                    std::bit_cast<uint64_t>(want->logprob) ==
-                        std::bit_cast<uint64_t>(got->logprob))
-                 : want.error().message == got.error().message);
+      (want.ok() ? Bits(*want) == Bits(*got) : want.error().message == got.error().message);
   if (!same) {
     std::fprintf(stderr,
                  "engines differ on %s: V=%zu T=%a k=%lld p=%a m=%a r=%a pres=%a "
-                 "freq=%a seed=%llu history=%zu\n  reference: %s\n  fast:      %s\n",
+                 "freq=%a seed=%llu history=%zu N=%lld bias=%zu allowed=%zu banned=%zu "
+                 "bits=%zu\n  reference: %s\n  fast:      %s\n",
                  supported[target_pick % supported.size()].name.c_str(), logits.size(),
                  p.temperature, static_cast<long long>(p.top_k), p.top_p, p.min_p,
                  p.repetition_penalty, p.presence_penalty, p.frequency_penalty,
                  static_cast<unsigned long long>(seed), history.size(),
-                 Describe(want).c_str(), Describe(got).c_str());
+                 static_cast<long long>(p.top_logprobs), bias_ids.size(), allowed.size(),
+                 banned.size(), bits.size(), Describe(want).c_str(), Describe(got).c_str());
     std::abort();
   }
   return 0;

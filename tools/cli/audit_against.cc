@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "tools/cli/json_lines.hpp"
 #include "tools/cli/json_values.hpp"
@@ -10,6 +11,48 @@ namespace exactsample::cli {
 namespace {
 
 using nlohmann::json;
+
+// "[id, logprob]", or nullopt.
+std::optional<TopLogprob> TopEntry(const json& pair) {
+  if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() ||
+      !pair[1].is_number() || pair[0].get<int64_t>() < INT32_MIN ||
+      pair[0].get<int64_t>() > INT32_MAX) {
+    return std::nullopt;
+  }
+  return TopLogprob{pair[0].get<int32_t>(), pair[1].get<double>()};
+}
+
+// The optional "processed_logprobs" and "top_logprobs" of a line whose
+// tokens are read; "" when they fit.
+std::string ParseOutputs(const json& j, OtherResult& out) {
+  const size_t n = out.tokens.size();
+  if ((out.processed = j.contains("processed_logprobs"))) {
+    const json& p = j["processed_logprobs"];
+    if (!p.is_array() || p.size() != n) return "processed_logprobs: expected one number per id";
+    for (size_t t = 0; t < n; ++t) {
+      if (!p[t].is_number()) return "processed_logprobs[" + std::to_string(t) + "]: not a number";
+      out.tokens[t].processed_logprob = p[t].get<double>();
+    }
+  }
+  if ((out.top = j.contains("top_logprobs"))) {
+    const json& top = j["top_logprobs"];
+    if (!top.is_array() || top.size() != n) return "top_logprobs: expected one list per id";
+    for (size_t t = 0; t < n; ++t) {
+      const std::string where = "top_logprobs[" + std::to_string(t) + "]";
+      if (!top[t].is_array() || top[t].size() > kMaxTopLogprobs) {
+        return where + ": expected at most 20 [id, logprob] pairs";
+      }
+      Token& token = out.tokens[t];
+      token.top_count = top[t].size();
+      for (size_t r = 0; r < token.top_count; ++r) {
+        const auto entry = TopEntry(top[t][r]);
+        if (!entry) return where + "[" + std::to_string(r) + "]: expected [id, logprob]";
+        token.top[r] = *entry;
+      }
+    }
+  }
+  return "";
+}
 
 // The fields of one line; "" when they fit.
 std::string ParseOther(const json& j, OtherResult& out) {
@@ -34,7 +77,7 @@ std::string ParseOther(const json& j, OtherResult& out) {
     if (!lp.is_number()) return "logprobs[" + std::to_string(t) + "]: not a number";
     out.tokens.push_back({static_cast<int32_t>(*id), lp.get<double>()});
   }
-  return "";
+  return ParseOutputs(j, out);
 }
 
 bool SameBits(const Token& a, const Token& b) {
@@ -74,9 +117,20 @@ bool CompareWithOther(const RequestRef& r, const EngineRun& library,
   // An error line has no tokens: the outcomes part at token 0.
   const size_t n = other.error ? 0 : std::min(library.tokens.size(), other.tokens.size());
   for (size_t t = 0; t < n; ++t) {
-    if (!SameBits(library.tokens[t].token, other.tokens[t])) {
+    const Token& ours = library.tokens[t].token;
+    if (!SameBits(ours, other.tokens[t])) {
       report.AgainstMismatch(r, t, other_name, library.tokens[t], other.tokens[t],
                              ExplainOther(library.tokens[t], other.tokens[t]));
+      return false;
+    }
+    // What the other side does not give compares equal.
+    Token given = other.tokens[t];
+    if (!other.processed) given.processed_logprob = ours.processed_logprob;
+    if (!other.top) given.top_count = 0;
+    Token compared = ours;
+    if (!other.top) compared.top_count = 0;
+    if (const auto d = OutputDifference(compared, given)) {
+      report.AgainstMismatch(r, t, other_name, library.tokens[t], other.tokens[t], *d);
       return false;
     }
   }

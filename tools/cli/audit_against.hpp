@@ -1,5 +1,6 @@
 // --against: another implementation's output in the replay line format,
-// {"name", "ids", "logprobs"} or {"name", "error"} per case or request, in
+// {"name", "ids", "logprobs"} (optionally "processed_logprobs" and
+// "top_logprobs") or {"name", "error"} per case or request, in
 // the inputs' order, compared with the library's reference run.
 #pragma once
 
@@ -14,6 +15,10 @@ namespace exactsample::cli {
 struct OtherResult {
   std::optional<std::string> name;
   std::vector<Token> tokens;
+  // Whether the lines give "processed_logprobs" and "top_logprobs" (then
+  // compared too).
+  bool processed = false;
+  bool top = false;
   std::optional<std::string> error;
 };
 

@@ -14,7 +14,8 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
   std::vector<int32_t> generated = request.generated;
   size_t checked = 0;
   for (int64_t step = 0; step < request.steps; ++step) {
-    const Request req{request.logits, request.prompt, generated, request.params};
+    const Request req =
+        request.lists.With({request.logits, request.prompt, generated, request.params});
     TracedToken traced;
     const auto t = sample(req, rng, ws,
                           {.engine = engine, .trace = &traced.trace,

@@ -33,6 +33,7 @@ Result<AuditInputs> FromReplay(const std::string& path) {
       r.logits = in.case_logits.back();
       r.prompt = c->prompt;
       r.params = c->params;
+      r.lists = c->lists;
       r.seed = c->seed;
       r.steps = c->steps;
     }
@@ -63,7 +64,7 @@ Result<AuditRequest> ParseRequest(const json& j, size_t index,
   }
   r.logits = m.row(row);
   if (j.contains("params")) {
-    if (auto e = ParseParams(j["params"], r.params); !e) return e.error();
+    if (auto e = ParseParams(j["params"], r.params, &r.lists, m.cols); !e) return e.error();
   }
   for (auto [field, ids] : {std::pair{"prompt", &r.prompt},
                             std::pair{"generated", &r.generated}}) {

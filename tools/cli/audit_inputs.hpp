@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
+#include "tools/cli/replay_format.hpp"
 #include "tools/lib/npy.hpp"
 #include "tools/cli/audit.hpp"
 
@@ -23,6 +24,7 @@ struct AuditRequest {
   std::vector<int32_t> prompt;
   std::vector<int32_t> generated;  // ids before the first token
   SamplingParams params;
+  BiasAndMaskLists lists;
   uint64_t seed = 0;
   int64_t steps = 12;
   std::optional<Error> rejected;  // a replay case the reader refused

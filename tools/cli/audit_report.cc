@@ -66,7 +66,11 @@ void AddStage(ordered_json& f, std::string& text, const StageDiff& d,
   const size_t w = std::max(a_name.size(), b_name.size());
   text += "  first differing stage: " + std::string(StageName(d.stage)) + " (" +
           std::string(StageTitle(d.stage)) + ")" +
-          (d.at_id >= 0 && !IsKeptSet(d.stage) ? ", at id " + std::to_string(d.at_id) : "") +
+          (d.at_id >= 0 && !IsKeptSet(d.stage)
+               ? (d.stage == Stage::top_ids || d.stage == Stage::top_logprobs ? ", at rank "
+                                                                               : ", at id ") +
+                     std::to_string(d.at_id)
+               : "") +
           "\n" + Pad(a_name, w) + StageValueText(d, d.a, a_trace) + "\n" +
           Pad(b_name, w) + StageValueText(d, d.b, b_trace) + "\n";
 }

@@ -101,6 +101,43 @@ void Measure(std::vector<Cell>& cells) {
   }
 }
 
+// The bias, mask and top-N of --bias, --mask and --top-logprobs: biases of
+// +-1 on ids spread evenly over the row, a bitmask allowing every id whose
+// hash falls below the fraction (the largest logit's id always).
+struct Extras {
+  std::vector<int32_t> bias_ids;
+  std::vector<double> bias_values;
+  std::vector<uint32_t> bits;
+  int64_t top_logprobs = 0;
+
+  Request With(Request r) const {
+    r.bias = {bias_ids, bias_values};
+    r.mask.allowed_bits = bits;
+    r.params.top_logprobs = top_logprobs;
+    return r;
+  }
+};
+
+Extras MakeExtras(const BenchOptions& o, std::span<const float> logits) {
+  Extras e;
+  const size_t n = logits.size();
+  for (size_t j = 0; j < std::min(o.bias, n); ++j) {
+    e.bias_ids.push_back(static_cast<int32_t>(j * n / std::min(o.bias, n)));
+    e.bias_values.push_back(j % 2 ? 1.0 : -1.0);
+  }
+  if (o.mask > 0.0) {
+    e.bits.assign((n + 31) / 32, 0);
+    const auto top = static_cast<size_t>(std::max_element(logits.begin(), logits.end()) -
+                                         logits.begin());
+    for (size_t i = 0; i < n; ++i) {
+      const double h = static_cast<double>(mix64(i) >> 11) * 0x1p-53;
+      if (h < o.mask || i == top) e.bits[i / 32] |= uint32_t{1} << (i % 32);
+    }
+  }
+  e.top_logprobs = o.top_logprobs;
+  return e;
+}
+
 }  // namespace
 
 int Bench(const BenchOptions& o) {
@@ -132,6 +169,7 @@ int Bench(const BenchOptions& o) {
 
   // What the cells' calls use; kept here, alive and in place, until the end.
   std::vector<double> floor_l(logits.size());
+  const Extras extras = MakeExtras(o, logits);
   std::list<std::vector<int32_t>> histories;
   Workspace ws;
 
@@ -148,17 +186,19 @@ int Bench(const BenchOptions& o) {
 
   for (const StandardConfig& c : StandardConfigs()) {
     if (!wanted(c.name)) continue;
-    const Request request{
+    const Request plain_request{
         logits,
         {},
         histories.emplace_back(StandardHistory(logits.size(), c.history)),
         c.params};
-    const auto engine_cell = [&](Engine engine, int threads) {
+    const auto engine_cell = [&](Engine engine, int threads, bool with_extras = false) {
       const bool fast = engine == Engine::fast;
       SampleOptions options{engine};
       options.logprob = o.logprob;
-      const BenchRow row{c.name, fast ? "fast" : "reference", fast ? target : "scalar",
-                         threads, fast ? o.iters : ReferenceIters(o.iters)};
+      const Request request = with_extras ? extras.With(plain_request) : plain_request;
+      const BenchRow row{c.name + std::string(with_extras ? "+" : ""),
+                         fast ? "fast" : "reference", fast ? target : "scalar", threads,
+                         fast ? o.iters : ReferenceIters(o.iters)};
       if (o.batch == 0) {
         options.threads = threads;
         cells.push_back({row,
@@ -189,6 +229,7 @@ int Bench(const BenchOptions& o) {
     if (o.engine != "fast") engine_cell(Engine::reference, 1);
     if (o.engine != "reference") {
       for (int threads : o.threads) engine_cell(Engine::fast, threads);
+      if (o.Extras()) engine_cell(Engine::fast, o.threads.front(), true);
     }
   }
   {

@@ -29,6 +29,13 @@ struct BenchOptions {
   int contend = 0;   // busy-looping threads running beside the benchmark
   bool logprob = true;
   bool json = false;
+  // The library's additions: each configuration gets a second row,
+  // "<config>+" (fast engine only), with them, timed in the same run.
+  size_t bias = 0;            // a bias on this many ids (spread over the row)
+  double mask = 0.0;          // > 0: a bitmask allowing this fraction of ids
+  int64_t top_logprobs = 0;   // N
+
+  bool Extras() const { return bias > 0 || mask > 0.0 || top_logprobs > 0; }
 };
 
 // Registers the subcommand; `options` is filled when it is parsed.

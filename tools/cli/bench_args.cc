@@ -70,6 +70,15 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
   bench->add_flag_callback(
       "--no-logprob", [&o] { o.logprob = false; },
       "the caller does not need the logprob (SampleOptions::logprob = false)");
+  bench->add_option("--bias", o.bias,
+                    "also time each configuration (fast engine, row \"<config>+\") "
+                    "with a logit bias on N ids")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 24));
+  bench->add_option("--mask", o.mask,
+                    "... with a bitmask allowing this fraction of the ids")
+      ->check(CLI::Range(0.0, 1.0));
+  bench->add_option("--top-logprobs", o.top_logprobs, "... with N top logprobs (0 to 20)")
+      ->check(CLI::Range(0, 20));
   bench->add_flag("--json", o.json,
                   "one JSON object per row: engine, config, vocab, target, threads, "
                   "logprob, median_us, min_us, iters, batch, contend");

@@ -18,7 +18,7 @@ Result<std::vector<Token>> RunCase(const ReplayCase& c, Workspace& ws,
   std::vector<Token> tokens;
   SampleOptions checked = options;
   for (int64_t step = 0; step < c.steps; ++step) {
-    const Request req{c.logits, c.prompt, generated, c.params};
+    const Request req = c.lists.With({c.logits, c.prompt, generated, c.params});
     const auto t = sample(req, rng, ws, checked);
     if (!t) return t.error();
     tokens.push_back(*t);
@@ -52,7 +52,8 @@ int Replay(const std::string& path, const EngineChoice& choice) {
     const auto tokens =
         c ? RunCase(*c, ws, options) : Result<std::vector<Token>>(c.error());
     if (tokens) {
-      std::cout << ResultLine(name, *tokens) << std::endl;  // kept if killed later
+      // flushed: kept if killed later
+      std::cout << ResultLine(name, *tokens, c->params.top_logprobs > 0) << std::endl;
     } else {
       std::cout << ErrorLine(name, tokens.error().message) << std::endl;
       status = 1;

@@ -28,9 +28,27 @@ Result<float> ParseLogit(const json& v, size_t i) {
   return f;
 }
 
+// logit_bias: an object whose keys are decimal id strings (OpenAI's form).
+Result<std::monostate> ParseBias(const json& v, size_t vocab, BiasAndMaskLists& lists) {
+  if (!v.is_object()) return Bad("logit_bias", "expected an object {\"id\": bias}");
+  for (const auto& [key, value] : v.items()) {
+    const size_t digits = key.find_first_not_of("0123456789", key[0] == '-' ? 1 : 0);
+    const bool integer = digits == std::string::npos && key.size() > (key[0] == '-' ? 1 : 0);
+    const json id = integer && key.size() < 19 ? json(std::stoll(key)) : json(key);
+    std::vector<int32_t> one;
+    if (auto r = ParseIds(json::array({id}), "logit_bias", vocab, one); !r) return r.error();
+    const auto bias = ParseReal(value, "logit_bias[\"" + key + "\"]");
+    if (!bias) return bias.error();
+    lists.bias_ids.push_back(one[0]);
+    lists.bias_values.push_back(*bias);
+  }
+  return std::monostate{};
+}
+
 }  // namespace
 
-Result<std::monostate> ParseParams(const json& v, SamplingParams& p) {
+Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
+                                   BiasAndMaskLists* lists, size_t vocab) {
   if (!v.is_object()) return Bad("params", "expected an object");
   for (const auto& [key, value] : v.items()) {
     double* real = key == "temperature"          ? &p.temperature
@@ -44,10 +62,15 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p) {
       const auto r = ParseReal(value, key);
       if (!r) return r.error();
       *real = *r;
-    } else if (key == "top_k") {
+    } else if (key == "top_k" || key == "top_logprobs") {
       const auto r = ParseInt(value, key, INT64_MIN, INT64_MAX);
       if (!r) return r.error();
-      p.top_k = *r;
+      (key == "top_k" ? p.top_k : p.top_logprobs) = *r;
+    } else if (lists != nullptr && key == "logit_bias") {
+      if (auto r = ParseBias(value, vocab, *lists); !r) return r.error();
+    } else if (lists != nullptr && (key == "allowed_token_ids" || key == "banned_token_ids")) {
+      auto& ids = key == "allowed_token_ids" ? lists->allowed : lists->banned;
+      if (auto r = ParseIds(value, key, vocab, ids); !r) return r.error();
     } else {
       return Bad("params." + key, "unknown sampling parameter");
     }
@@ -103,7 +126,9 @@ Result<ReplayCase> ParseCase(const json& j) {
     c.logits.push_back(*v);
   }
   if (j.contains("params")) {
-    if (auto r = ParseParams(j["params"], c.params); !r) return r.error();
+    if (auto r = ParseParams(j["params"], c.params, &c.lists, c.logits.size()); !r) {
+      return r.error();
+    }
   }
   if (j.contains("prompt")) {
     if (auto r = ParseIds(j["prompt"], "prompt", 0, c.prompt); !r) {
@@ -135,16 +160,25 @@ std::string CaseName(const json& j, size_t index) {
              : "case " + std::to_string(index);
 }
 
-std::string ResultLine(const std::string& name,
-                       const std::vector<Token>& tokens) {
+std::string ResultLine(const std::string& name, const std::vector<Token>& tokens,
+                       bool top_logprobs) {
   nlohmann::ordered_json line;
   line["name"] = name;
   line["ids"] = json::array();
   line["logprobs"] = json::array();
+  line["processed_logprobs"] = json::array();
+  if (top_logprobs) line["top_logprobs"] = json::array();
   for (const Token& t : tokens) {
     line["ids"].push_back(t.id);
     // nlohmann writes the shortest decimal that round-trips.
     line["logprobs"].push_back(t.logprob);
+    line["processed_logprobs"].push_back(t.processed_logprob);
+    if (!top_logprobs) continue;
+    nlohmann::ordered_json top = nlohmann::ordered_json::array();
+    for (const TopLogprob& e : t.top_logprobs()) {
+      top.push_back(nlohmann::ordered_json::array({e.id, e.logprob}));
+    }
+    line["top_logprobs"].push_back(std::move(top));
   }
   return line.dump();
 }

@@ -20,10 +20,28 @@ namespace exactsample::cli {
 // The most tokens one case or request may ask for.
 inline constexpr int64_t kMaxSteps = 65536;
 
+// What a params object gives beyond SamplingParams: the logit bias
+// ("logit_bias": {"id": bias}) and the mask ("allowed_token_ids",
+// "banned_token_ids"), owned here and viewed by a Request.
+struct BiasAndMaskLists {
+  std::vector<int32_t> bias_ids;
+  std::vector<double> bias_values;
+  std::vector<int32_t> allowed, banned;
+
+  Request With(const Request& request) const {
+    Request out = request;
+    out.bias = {bias_ids, bias_values};
+    out.mask.allowed = allowed;
+    out.mask.banned = banned;
+    return out;
+  }
+};
+
 struct ReplayCase {
   std::string name;
   std::vector<float> logits;
   SamplingParams params;
+  BiasAndMaskLists lists;
   std::vector<int32_t> prompt;
   uint64_t seed = 0;
   int64_t steps = 12;
@@ -31,8 +49,10 @@ struct ReplayCase {
 
 // The pieces of a case, also read by the audit's request files. Errors name
 // the field; ids outside [0, vocab) are invalid_ids errors (vocab 0: ids
-// outside int32 only, the sampler checks the rest).
-Result<std::monostate> ParseParams(const nlohmann::json& v, SamplingParams& p);
+// outside int32 only, the sampler checks the rest). Without `lists`,
+// logit_bias and the mask fields are refused.
+Result<std::monostate> ParseParams(const nlohmann::json& v, SamplingParams& p,
+                                   BiasAndMaskLists* lists = nullptr, size_t vocab = 0);
 Result<std::monostate> ParseIds(const nlohmann::json& v, const std::string& field,
                                 size_t vocab, std::vector<int32_t>& ids);
 // "seed" (required) and "steps" (optional) of an object.
@@ -51,8 +71,11 @@ std::string CaseName(const nlohmann::json& json, size_t index);
 // A case the file describes, or the error that names the bad field.
 Result<ReplayCase> ParseCase(const nlohmann::json& json);
 
-// One output line: {"name", "ids", "logprobs"} or {"name", "error"}.
-std::string ResultLine(const std::string& name, const std::vector<Token>& tokens);
+// One output line: {"name", "ids", "logprobs", "processed_logprobs"} (and
+// "top_logprobs", one list of [id, logprob] pairs per token, when
+// `top_logprobs`) or {"name", "error"}.
+std::string ResultLine(const std::string& name, const std::vector<Token>& tokens,
+                       bool top_logprobs);
 std::string ErrorLine(const std::string& name, const std::string& error);
 
 }  // namespace exactsample::cli

@@ -42,6 +42,22 @@ std::optional<StageDiff> Sets(Stage stage, const std::vector<int32_t>& a,
   return StageDiff{stage, a_has ? *ia : *ib, a_has ? 1.0 : 0.0, a_has ? 0.0 : 1.0};
 }
 
+// The first rank where the top-N lists part: by id (-1 past the end), else
+// by logprob bits.
+std::optional<StageDiff> Tops(const Token& a, const Token& b) {
+  const auto ta = a.top_logprobs(), tb = b.top_logprobs();
+  for (size_t j = 0; j < std::max(ta.size(), tb.size()); ++j) {
+    const TopLogprob ea = j < ta.size() ? ta[j] : TopLogprob{-1, NAN};
+    const TopLogprob eb = j < tb.size() ? tb[j] : TopLogprob{-1, NAN};
+    const auto rank = static_cast<int32_t>(j);
+    if (ea.id != eb.id) return StageDiff{Stage::top_ids, rank, double(ea.id), double(eb.id)};
+    if (!SameReal(ea.logprob, eb.logprob)) {
+      return StageDiff{Stage::top_logprobs, rank, ea.logprob, eb.logprob};
+    }
+  }
+  return std::nullopt;
+}
+
 bool Keeps(const std::vector<int32_t>& kept, int32_t id) {
   return std::binary_search(kept.begin(), kept.end(), id);
 }
@@ -61,6 +77,9 @@ std::string_view StageName(Stage stage) {
     case Stage::u: return "u";
     case Stage::cdf_at_choice: return "cdf_at_choice";
     case Stage::id: return "id";
+    case Stage::processed_logprob: return "processed_logprob";
+    case Stage::top_ids: return "top_ids";
+    case Stage::top_logprobs: return "top_logprobs";
     case Stage::draws_u32: return "draws_u32";
   }
   return "?";
@@ -79,6 +98,9 @@ std::string_view StageTitle(Stage stage) {
     case Stage::u: return "u, the draw";
     case Stage::cdf_at_choice: return "running sum through the chosen id";
     case Stage::id: return "chosen id";
+    case Stage::processed_logprob: return "(t[id] - M_K) - log(Z_K), the processed logprob";
+    case Stage::top_ids: return "top-N logprobs: the id at a rank";
+    case Stage::top_logprobs: return "top-N logprobs: the logprob at a rank";
     case Stage::draws_u32: return "generator position (draws_u32)";
   }
   return "?";
@@ -90,7 +112,14 @@ bool IsKeptSet(Stage stage) {
 }
 
 bool IsInteger(Stage stage) {
-  return stage == Stage::id || stage == Stage::draws_u32;
+  return stage == Stage::id || stage == Stage::top_ids || stage == Stage::draws_u32;
+}
+
+std::optional<StageDiff> OutputDifference(const Token& a, const Token& b) {
+  if (auto d = Scalar(Stage::processed_logprob, a.processed_logprob, b.processed_logprob)) {
+    return d;
+  }
+  return Tops(a, b);
 }
 
 std::optional<StageDiff> FirstDifference(const TracedToken& a,
@@ -112,6 +141,7 @@ std::optional<StageDiff> FirstDifference(const TracedToken& a,
   if (a.token.id != b.token.id) {
     return StageDiff{Stage::id, -1, double(a.token.id), double(b.token.id)};
   }
+  if (auto d = OutputDifference(a.token, b.token)) return d;
   if (a.draws_u32 != b.draws_u32) {
     return StageDiff{Stage::draws_u32, -1, double(a.draws_u32), double(b.draws_u32)};
   }

@@ -32,6 +32,9 @@ enum class Stage {
   u,              // the draw
   cdf_at_choice,  // the running sum through the chosen id
   id,             // the chosen id
+  processed_logprob,  // (t[id] - M_K) - log(Z_K)
+  top_ids,        // Token::top_logprobs: the id at a rank (at_id: the rank)
+  top_logprobs,   // Token::top_logprobs: the logprob at a rank
   draws_u32,      // generator position after the call
 };
 
@@ -45,7 +48,8 @@ bool IsInteger(Stage stage);
 struct StageDiff {
   Stage stage = Stage::id;
   // penalized: the first id whose values differ; kept sets: the first id in
-  // one set and not the other; -1 otherwise.
+  // one set and not the other; top_ids, top_logprobs: the rank; -1
+  // otherwise.
   int32_t at_id = -1;
   // Side a's and side b's value: the real for the numeric stages (NaN where
   // a side has no value, e.g. past the end of a shorter logits row); 1 or 0
@@ -54,6 +58,10 @@ struct StageDiff {
   double a = 0;
   double b = 0;
 };
+
+// Stages processed_logprob, top_ids and top_logprobs of two tokens: the
+// first that differs.
+std::optional<StageDiff> OutputDifference(const Token& a, const Token& b);
 
 // The first stage where a and b differ, or nullopt when every stage agrees.
 // Reals compare by bits, except that any NaN equals any NaN (a stage the

@@ -9,7 +9,9 @@
 //   else generated.push_back(r->id);
 #pragma once
 
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -40,6 +42,31 @@ struct SamplingParams {
   int64_t top_k = 0;  // 0 or >= V: off
   double top_p = 1.0;  // >= 1: off; 0 keeps only the top token
   double min_p = 0.0;
+  // How many of the most likely ids Token::top_logprobs lists, 0 to
+  // kMaxTopLogprobs (0: none, and nothing is computed for them).
+  int64_t top_logprobs = 0;
+};
+
+inline constexpr int64_t kMaxTopLogprobs = 20;
+
+// Logit bias: values[j] is added (in f64) to the widened logit of ids[j]
+// after step 1 and before step 2; an id given twice gets both, in order.
+// Values must be finite; ids.size() == values.size().
+struct LogitBias {
+  std::span<const int32_t> ids;
+  std::span<const double> values;
+};
+
+// Which ids may be drawn. An id is masked out when `allowed` is given and
+// lacks it, when `allowed_bits` is given and its bit (bit i % 32 of word
+// i / 32) is clear, or when `banned` holds it. A masked-out id's logit
+// becomes -inf after the bias, before step 2: it never enters K and its
+// logprob is -inf. Empty spans are "not given"; allowed_bits, when given,
+// holds at least ceil(V / 32) words.
+struct TokenMask {
+  std::span<const int32_t> allowed;
+  std::span<const int32_t> banned;
+  std::span<const uint32_t> allowed_bits;
 };
 
 // One request's inputs for one step. Nothing here is modified by sampling.
@@ -48,6 +75,8 @@ struct Request {
   std::span<const int32_t> prompt;      // prompt ids
   std::span<const int32_t> generated;   // ids generated so far
   SamplingParams params;
+  LogitBias bias = {};  // none by default
+  TokenMask mask = {};  // nothing masked by default
 };
 
 enum class Engine {
@@ -88,19 +117,35 @@ struct SampleOptions {
   size_t generated_checked = 0;
 };
 
+struct TopLogprob {
+  int32_t id = -1;
+  double logprob = 0.0;  // the raw logprob, as Token::logprob
+  friend bool operator==(const TopLogprob&, const TopLogprob&) = default;
+};
+
 struct Token {
   int32_t id = -1;
   // log_softmax over all V ids after penalties, before temperature:
-  // (l[id] - M) - log(Z).
+  // (l[id] - M) - log(Z). NaN when SampleOptions::logprob is false.
   double logprob = 0.0;
+  // The logprob of the distribution the id was drawn from: (t[id] - M_K) -
+  // log(Z_K) with t = l / T, M_K the largest t in the final K (+0.0 when it
+  // is zero) and Z_K step 9's sum over K; 0.0 for a greedy token.
+  double processed_logprob = 0.0;
+  // The SamplingParams::top_logprobs ids with the largest raw logprob, in
+  // (logprob desc, id asc) order, -inf ones left out: top[0 .. top_count).
+  size_t top_count = 0;
+  std::array<TopLogprob, kMaxTopLogprobs> top{};
+
+  std::span<const TopLogprob> top_logprobs() const { return {top.data(), top_count}; }
   friend bool operator==(const Token&, const Token&) = default;
 };
 
 enum class ErrorCode {
   invalid_parameter,  // a SamplingParams field out of range
   invalid_logits,     // empty, NaN, +inf, or every logit -inf
-  invalid_ids,        // a prompt or generated id outside [0, V)
-  degenerate,         // penalties or temperature leave no valid logit
+  invalid_ids,        // a prompt, generated, bias or mask id outside [0, V)
+  degenerate,         // the mask, penalties or temperature leave no valid logit
   out_of_memory,      // a batch row whose sampling could not allocate
 };
 
