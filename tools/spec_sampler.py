@@ -373,7 +373,7 @@ def to_int(v, what, lo, hi):
 
 def read_id(v, what, V):
     """An id in [0, V), as the C++ reader takes it (any int32 when V = 0)."""
-    return to_int(v, what, 0, V - 1) if V > 0 else to_int(v, what, 0, (1 << 31) - 1)
+    return to_int(v, what, 0, V - 1) if V > 0 else to_int(v, what, -(1 << 31), (1 << 31) - 1)
 
 
 def read_ids(v, what, V):
@@ -419,7 +419,9 @@ def read_case(case):
             params[name] = read_ids(value, name, len(x))
         else:
             params[name] = to_f64(value, name)
-    prompt = read_ids(case.get("prompt", []), "prompt", len(x))
+    # Prompt ids as int32, as the C++ reader takes them; [0, V) is sample()'s
+    # check (check_ids), so both sides print the sampler's message.
+    prompt = read_ids(case.get("prompt", []), "prompt", 0)
     seed = to_int(case.get("seed"), "seed", 0, U64)
     steps = to_int(case.get("steps", 12), "steps", 0, MAX_STEPS)
     return x, prompt, params, seed, steps
