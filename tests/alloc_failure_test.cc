@@ -48,19 +48,8 @@ struct Armed {
   static bool Reached(long n) { return g_count.load() >= n; }
 };
 
-struct Outcome {
-  bool ok;
-  int32_t id;
-  uint64_t logprob_bits;
-  ErrorCode code;
-  uint64_t state;
-  bool operator==(const Outcome&) const = default;
-};
-
-Outcome OutcomeOf(const Result<Token>& r, const Pcg32& rng) {
-  return r ? Outcome{true, r->id, test::Bits(r->logprob), ErrorCode{}, rng.state()}
-           : Outcome{false, -1, 0, r.error().code, rng.state()};
-}
+using test::Outcome;
+using test::OutcomeOf;
 
 TEST(AllocFailure, EveryAllocationOfACallFailingInTurn) {
   const std::vector<float> row = StandardRow(128256);

@@ -12,6 +12,7 @@
 
 #include "hwy/targets.h"
 
+#include "exactsample/exactsample.hpp"
 #include "exactsample/pcg32.hpp"
 
 namespace exactsample::test {
@@ -22,6 +23,23 @@ inline nlohmann::json LoadJson(const std::string& file) {
 }
 
 inline uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
+
+// What one call gave: the token (id and logprob bits) or the error's code,
+// and where it left the generator.
+struct Outcome {
+  bool ok;
+  int32_t id;
+  uint64_t logprob_bits;
+  ErrorCode code;  // invalid_parameter when ok
+  uint64_t draws;
+  uint64_t state;
+  bool operator==(const Outcome&) const = default;
+};
+
+inline Outcome OutcomeOf(const Result<Token>& r, const Pcg32& rng) {
+  return r ? Outcome{true, r->id, Bits(r->logprob), ErrorCode{}, rng.draws_u32(), rng.state()}
+           : Outcome{false, -1, 0, r.error().code, rng.draws_u32(), rng.state()};
+}
 
 // SplitMix64 (the library's mix64 over a Weyl sequence): the tests' one
 // input generator, also a standard random bit generator for <random>'s

@@ -29,19 +29,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Outcome {
-  bool ok;
-  int32_t id;
-  uint64_t logprob_bits;
-  uint64_t draws;
-  uint64_t state;
-  bool operator==(const Outcome&) const = default;
-};
-
-Outcome OutcomeOf(const Result<Token>& r, const Pcg32& rng) {
-  return r ? Outcome{true, r->id, test::Bits(r->logprob), rng.draws_u32(), rng.state()}
-           : Outcome{false, -1, 0, rng.draws_u32(), rng.state()};
-}
+using test::Outcome;
+using test::OutcomeOf;
 
 // Executors a host might lend.
 // Each Submit starts n threads of its own (joined by Join or the destructor).
