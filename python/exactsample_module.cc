@@ -169,6 +169,54 @@ Ids ReadIds(py::handle obj, const std::string& field, ssize_t vocab) {
   return r;
 }
 
+// The runtime features of one request, in the library's names: logit_bias
+// (a mapping id -> bias; keys ints or decimal strings, as in OpenAI's API),
+// allowed_token_ids, banned_token_ids, allowed_bitmask (uint32 words, bit
+// i % 32 of word i / 32 set = allowed; read in place when contiguous).
+struct Features {
+  std::vector<int32_t> bias_ids;
+  std::vector<double> bias_values;
+  Ids allowed, banned;
+  py::array_t<uint32_t> bits;
+
+  xs::LogitBias Bias() const { return {bias_ids, bias_values}; }
+  xs::TokenMask Mask() const {
+    return {allowed.ids, banned.ids,
+            bits ? std::span<const uint32_t>(bits.data(), static_cast<size_t>(bits.size()))
+                 : std::span<const uint32_t>()};
+  }
+};
+
+Features ReadFeatures(py::handle logit_bias, py::handle allowed, py::handle banned,
+                      py::handle bitmask, ssize_t vocab) {
+  Features f;
+  if (!logit_bias.is_none()) {
+    if (!py::hasattr(logit_bias, "items")) {
+      Raise(xs::ErrorCode::invalid_parameter, "logit_bias",
+            "logit_bias: " + TypeName(logit_bias) + " is not a mapping of id to bias");
+    }
+    for (py::handle item : logit_bias.attr("items")()) {
+      const auto pair = py::reinterpret_borrow<py::tuple>(item);
+      py::object key = pair[0];
+      if (py::isinstance<py::str>(key)) key = py::module_::import("builtins").attr("int")(key);
+      const Ids id = ReadIds(py::make_tuple(key), "logit_bias", vocab);
+      f.bias_ids.push_back(id.ids[0]);
+      f.bias_values.push_back(pair[1].cast<double>());
+    }
+  }
+  f.allowed = ReadIds(allowed, "allowed_token_ids", vocab);
+  f.banned = ReadIds(banned, "banned_token_ids", vocab);
+  if (!bitmask.is_none()) {
+    if (!py::isinstance<py::array_t<uint32_t, 0>>(bitmask) ||
+        py::reinterpret_borrow<py::array>(bitmask).ndim() != 1) {
+      Raise(xs::ErrorCode::invalid_parameter, "allowed_bitmask",
+            "allowed_bitmask: " + TypeName(bitmask) + ": pass a 1-D numpy uint32 array");
+    }
+    f.bits = py::array_t<uint32_t, py::array::c_style>::ensure(bitmask);
+  }
+  return f;
+}
+
 xs::SampleOptions Options(std::string_view engine, bool logprob) {
   xs::SampleOptions o;
   if (engine == "reference") {
@@ -190,12 +238,14 @@ const xs::SamplingParams& ParamsOrDefault(const xs::SamplingParams* params) {
 
 xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32& rng,
                  py::handle prompt, py::handle generated, std::string_view engine,
-                 bool logprob) {
+                 bool logprob, py::handle logit_bias, py::handle allowed, py::handle banned,
+                 py::handle bitmask) {
   const xs::SampleOptions options = Options(engine, logprob);
   const Rows row = ReadRows(logits, 1, "logits");
   const Ids p = ReadIds(prompt, "prompt", row.vocab);
   const Ids g = ReadIds(generated, "generated", row.vocab);
-  const xs::Request req{row.Row(0), p.ids, g.ids, ParamsOrDefault(params)};
+  const Features f = ReadFeatures(logit_bias, allowed, banned, bitmask, row.vocab);
+  const xs::Request req{row.Row(0), p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()};
   // The generator is copied in and out, so that a thread sharing it cannot
   // see it half-written; an error leaves it as it was.
   xs::Pcg32 local = rng;
@@ -210,11 +260,14 @@ xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32&
 }
 
 void Validate(py::handle logits, const xs::SamplingParams* params, py::handle prompt,
-              py::handle generated) {
+              py::handle generated, py::handle logit_bias, py::handle allowed,
+              py::handle banned, py::handle bitmask) {
   const Rows row = ReadRows(logits, 1, "logits");
   const Ids p = ReadIds(prompt, "prompt", row.vocab);
   const Ids g = ReadIds(generated, "generated", row.vocab);
-  const auto r = xs::validate({row.Row(0), p.ids, g.ids, ParamsOrDefault(params)});
+  const Features f = ReadFeatures(logit_bias, allowed, banned, bitmask, row.vocab);
+  const auto r = xs::validate(
+      {row.Row(0), p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()});
   if (!r) throw SampleErrorThrow{r.error()};
 }
 
@@ -453,12 +506,18 @@ PYBIND11_MODULE(_exactsample, m) {
 
   m.def("sample", &Sample, "logits"_a, "params"_a.none(true), "rng"_a, py::kw_only(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
-        "logprob"_a = true,
+        "logprob"_a = true, "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
+        "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
         "Samples one token from a 1-D float32 row (read in place when contiguous),\n"
         "advancing rng by 2 draws (0 when greedy). Raises SampleError on bad input,\n"
-        "leaving rng untouched. The GIL is released while sampling.");
+        "leaving rng untouched. The GIL is released while sampling. logit_bias\n"
+        "({id: bias}, keys ints or decimal strings), allowed_token_ids,\n"
+        "banned_token_ids and allowed_bitmask (numpy uint32 words, bit i % 32 of\n"
+        "word i / 32 set = allowed) are the library's runtime features.");
   m.def("validate", &Validate, "logits"_a, "params"_a.none(true), py::kw_only(),
-        "prompt"_a = py::none(), "generated"_a = py::none(),
+        "prompt"_a = py::none(), "generated"_a = py::none(), "logit_bias"_a = py::none(),
+        "allowed_token_ids"_a = py::none(), "banned_token_ids"_a = py::none(),
+        "allowed_bitmask"_a = py::none(),
         "Checks a request without sampling; raises SampleError.");
   m.def("sample_batch", &SampleBatch, "rows"_a, "params"_a.none(true), "rngs"_a,
         py::kw_only(), "prompts"_a = py::none(), "generated"_a = py::none(),

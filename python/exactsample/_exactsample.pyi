@@ -1,6 +1,6 @@
 # Type stubs of the compiled module exactsample._exactsample.
 import enum
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 __version__: str
 
@@ -93,6 +93,10 @@ def sample(
     generated: Ids = None,
     engine: str = "fast",
     logprob: bool = True,
+    logit_bias: Optional[Mapping[Union[int, str], float]] = None,
+    allowed_token_ids: Ids = None,
+    banned_token_ids: Ids = None,
+    allowed_bitmask: Optional[ArrayLike] = None,
 ) -> Token: ...
 def validate(
     logits: ArrayLike,
@@ -100,6 +104,10 @@ def validate(
     *,
     prompt: Ids = None,
     generated: Ids = None,
+    logit_bias: Optional[Mapping[Union[int, str], float]] = None,
+    allowed_token_ids: Ids = None,
+    banned_token_ids: Ids = None,
+    allowed_bitmask: Optional[ArrayLike] = None,
 ) -> None: ...
 def sample_batch(
     rows: ArrayLike,

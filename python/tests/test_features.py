@@ -1,0 +1,103 @@
+"""The runtime features through the module (logit_bias, allowed_token_ids,
+banned_token_ids, allowed_bitmask, top_logprobs, processed_logprob) equal
+tools/spec_sampler.py's transcription of the same rules, bit for bit, on
+the reference engine and the fast engine on every supported target."""
+
+import struct
+
+import numpy as np
+import pytest
+
+import exactsample as xs
+from conftest import spec_sampler
+
+
+def bits(v):
+    return struct.pack("<d", v)
+
+
+def cases():
+    r = np.random.default_rng(7)
+    out = []
+    for k in range(24):
+        v = int(r.integers(2, 3000))
+        x = (r.normal(0, 2, v) * (k % 3 + 1)).astype(np.float32)
+        params = {"temperature": [1.0, 0.7, 0.0][k % 3], "top_k": [0, 40][k % 2],
+                  "top_p": [1.0, 0.9][k % 4 // 2], "top_logprobs": k % 21}
+        ids = lambda n: sorted({int(i) for i in r.integers(0, v, n)})  # noqa: E731
+        if k % 4 != 3:
+            params["logit_bias"] = {str(i): float(b) for i, b in
+                                    zip(ids(8), r.choice([-100.0, 100.0, 0.5, -2.25], 8))}
+        if k % 3 == 1:
+            params["allowed_token_ids"] = ids(max(1, v // 2))
+        if k % 5 == 2:
+            params["banned_token_ids"] = ids(5)
+        out.append({"name": f"features_{k}", "logits": x, "params": params,
+                    "seed": 100 + k, "steps": 3})
+    return out
+
+
+def module_run(case, engine, bitmask):
+    x, p = case["logits"], dict(case["params"])
+    params = xs.SamplingParams(**{k: v for k, v in p.items()
+                                  if k not in ("logit_bias", "allowed_token_ids",
+                                               "banned_token_ids")})
+    allowed = p.get("allowed_token_ids")
+    extra = {"logit_bias": p.get("logit_bias"), "banned_token_ids": p.get("banned_token_ids")}
+    if allowed is not None and bitmask:
+        words = np.zeros((len(x) + 31) // 32, dtype=np.uint32)
+        for i in allowed:
+            words[i // 32] |= np.uint32(1 << (i % 32))
+        extra["allowed_bitmask"] = words
+    else:
+        extra["allowed_token_ids"] = allowed
+    rng = xs.stream(case["seed"])
+    ids, logprobs, processed, tops = [], [], [], []
+    for _ in range(case["steps"]):
+        t = xs.sample(x, params, rng, generated=ids, engine=engine, **extra)
+        ids.append(t.id)
+        logprobs.append(bits(t.logprob))
+        processed.append(bits(t.processed_logprob))
+        tops.append([(i, bits(lp)) for i, lp in t.top_logprobs])
+    return ids, logprobs, processed, tops
+
+
+def spec_run(case):
+    got = spec_sampler.replay_case({**case, "logits": [float(v) for v in case["logits"]]})
+    assert "error" not in got, got
+    tops = [[(i, bits(lp)) for i, lp in step] for step in got.get("top_logprobs", [])]
+    if not tops:
+        tops = [[] for _ in got["ids"]]
+    return (got["ids"], [bits(v) for v in got["logprobs"]],
+            [bits(v) for v in got["processed_logprobs"]], tops)
+
+
+CASES = cases()
+SPEC = {c["name"]: spec_run(c) for c in CASES}
+
+
+@pytest.mark.parametrize("bitmask", [False, True], ids=["ids", "bitmask"])
+def test_features_equal_the_transcription(engine, bitmask):
+    for case in CASES:
+        assert module_run(case, engine, bitmask) == SPEC[case["name"]], case["name"]
+
+
+def test_bad_feature_inputs_name_their_field():
+    x = np.zeros(40, dtype=np.float32)
+    rng = xs.stream(1)
+    before = rng.draws_u32
+    bad = [({"logit_bias": {40: 1.0}}, "logit_bias"),
+           ({"logit_bias": {"3": float("nan")}}, "logit_bias"),
+           ({"logit_bias": [1, 2]}, "logit_bias"),
+           ({"allowed_token_ids": [-1]}, "allowed_token_ids"),
+           ({"banned_token_ids": [40]}, "banned_token_ids"),
+           ({"allowed_bitmask": np.zeros(1, dtype=np.uint32)}, None),
+           ({"allowed_bitmask": np.zeros(2, dtype=np.int64)}, "allowed_bitmask")]
+    for kwargs, field in bad:
+        with pytest.raises(xs.SampleError) as e:
+            xs.sample(x, None, rng, **kwargs)
+        if field is not None:
+            assert e.value.field == field, (kwargs, str(e.value))
+        with pytest.raises(xs.SampleError):
+            xs.validate(x, None, **kwargs)
+    assert rng.draws_u32 == before
