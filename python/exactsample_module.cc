@@ -289,15 +289,18 @@ py::object PerRow(py::handle arg, ssize_t i, ssize_t rows, const char* field,
 
 py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
                      py::handle prompts, py::handle generated, int threads,
-                     std::string_view engine, bool logprob) {
+                     std::string_view engine, bool logprob, py::handle logit_bias,
+                     py::handle allowed, py::handle banned, py::handle bitmask) {
   const xs::SampleOptions options = Options(engine, logprob);
   const Rows block = ReadRows(rows, 2, "rows");
   const ssize_t n = block.rows;
   std::vector<Ids> ids;  // prompt and generated of each row
+  std::vector<Features> features;
   std::vector<xs::Pcg32*> owners;
   std::vector<xs::Pcg32> local;
   std::vector<xs::BatchRow> batch;
   ids.reserve(static_cast<size_t>(2 * n));
+  features.reserve(static_cast<size_t>(n));
   owners.reserve(static_cast<size_t>(n));
   local.reserve(static_cast<size_t>(n));
   std::unordered_set<const xs::Pcg32*> seen;
@@ -313,10 +316,15 @@ py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
       Raise(xs::ErrorCode::invalid_parameter, "rngs",
             "rngs" + at + ": the same generator as an earlier row; each row needs its own");
     }
+    const Features& f = features.emplace_back(ReadFeatures(
+        PerRow(logit_bias, i, n, "logit_bias", true),
+        PerRow(allowed, i, n, "allowed_token_ids", false),
+        PerRow(banned, i, n, "banned_token_ids", false),
+        PerRow(bitmask, i, n, "allowed_bitmask", false), block.vocab));
     owners.push_back(rng);
     local.push_back(*rng);
     batch.push_back({{block.Row(i), ids[ids.size() - 2].ids, ids.back().ids,
-                      ParamsOrDefault(row_params)},
+                      ParamsOrDefault(row_params), f.Bias(), f.Mask()},
                      &local.back()});
   }
   thread_local xs::BatchWorkspace workspace;
@@ -522,11 +530,15 @@ PYBIND11_MODULE(_exactsample, m) {
   m.def("sample_batch", &SampleBatch, "rows"_a, "params"_a.none(true), "rngs"_a,
         py::kw_only(), "prompts"_a = py::none(), "generated"_a = py::none(),
         "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true,
+        "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
+        "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
         "One token per row of a 2-D float32 array (rows x V): params is one\n"
         "SamplingParams for all rows or one per row, rngs one generator per row.\n"
         "Returns a list of Token, or SampleError for a bad row (not raised); the\n"
         "result of a row does not depend on the others or on threads (0: the\n"
-        "hardware's thread count).");
+        "hardware's thread count). logit_bias is one mapping for every row or one\n"
+        "per row; allowed_token_ids, banned_token_ids and allowed_bitmask one per\n"
+        "row (None: none).");
 
   m.def(
       "_read_address",

@@ -119,6 +119,10 @@ def sample_batch(
     threads: int = 0,
     engine: str = "fast",
     logprob: bool = True,
+    logit_bias: Union[Mapping[Union[int, str], float], Sequence[Optional[Mapping[Union[int, str], float]]], None] = None,
+    allowed_token_ids: Optional[Sequence[Ids]] = None,
+    banned_token_ids: Optional[Sequence[Ids]] = None,
+    allowed_bitmask: Optional[Sequence[Optional[ArrayLike]]] = None,
 ) -> list[Union[Token, SampleError]]: ...
 
 class testing:

@@ -101,3 +101,37 @@ def test_bad_feature_inputs_name_their_field():
         with pytest.raises(xs.SampleError):
             xs.validate(x, None, **kwargs)
     assert rng.draws_u32 == before
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_rows_take_their_own_features(threads):
+    same_v = [c for c in CASES if len(c["logits"]) > 32][:6]
+    v = min(len(c["logits"]) for c in same_v)
+    rows = np.stack([c["logits"][:v] for c in same_v])
+    trimmed = []
+    for c in same_v:
+        p = dict(c["params"])
+        for key in ("allowed_token_ids", "banned_token_ids"):
+            if p.get(key) is not None:
+                p[key] = [i for i in p[key] if i < v] or None
+        if "logit_bias" in p:
+            p["logit_bias"] = {k: b for k, b in p["logit_bias"].items() if int(k) < v}
+        trimmed.append(p)
+    plain = lambda p: xs.SamplingParams(**{k: p[k] for k in  # noqa: E731
+                                           ("temperature", "top_k", "top_p", "top_logprobs")})
+    want = []
+    for x, p, c in zip(rows, trimmed, same_v):
+        rng = xs.stream(c["seed"])
+        t = xs.sample(x, plain(p), rng, logit_bias=p.get("logit_bias"),
+                      allowed_token_ids=p.get("allowed_token_ids"),
+                      banned_token_ids=p.get("banned_token_ids"))
+        want.append((t.id, bits(t.logprob), bits(t.processed_logprob), t.top_logprobs))
+    rngs = [xs.stream(c["seed"]) for c in same_v]
+    got = xs.sample_batch(rows, [plain(p) for p in trimmed], rngs, threads=threads,
+                          logit_bias=[p.get("logit_bias") for p in trimmed],
+                          allowed_token_ids=[p.get("allowed_token_ids") for p in trimmed],
+                          banned_token_ids=[p.get("banned_token_ids") for p in trimmed])
+    assert [(t.id, bits(t.logprob), bits(t.processed_logprob), t.top_logprobs)
+            for t in got] == want
+    assert any(p.get("logit_bias") for p in trimmed)
+    assert any(p.get("allowed_token_ids") for p in trimmed)
