@@ -124,8 +124,7 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   // Step 1 and the mask, checking the row and finding the largest logit
   // after the mask in the same pass.
   const simd::WidenResult widened =
-      WidenMaxPass(x, n, l, plan.threads,
-                   {plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr});
+      WidenMaxPass(x, n, l, {plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr});
   if (widened.bad) return *checks::LogitValues(request.logits);
   if (widened.max == -INFINITY) {  // a finite bias leaves -inf logits -inf
     if (auto e = checks::LogitValues(request.logits)) return *e;

@@ -28,10 +28,10 @@ namespace exactsample {
 inline constexpr int kMaxRowThreads = 64;
 
 // Step 1 with its check: simd::WidenMax (with the mask `allowed`); l_out
-// null: simd::CheckedMax (the f32 row is read, nothing stored, no mask). Always on the calling thread, whatever
-// `threads` says: helpers never read the caller's row, which may be gone
-// when a late one runs.
-simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out, int threads,
+// null: simd::CheckedMax (the f32 row is read, nothing stored, no mask).
+// Always on the calling thread alone: a helper would read the caller's row
+// for all of the pass, and the caller would have to wait for it.
+simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out,
                                simd::AllowedIds allowed = {});
 
 // The number of threads a row of n ids is split across for `threads` asked:

@@ -198,7 +198,7 @@ Features ReadFeatures(py::handle logit_bias, py::handle allowed, py::handle bann
     for (py::handle item : logit_bias.attr("items")()) {
       const auto pair = py::reinterpret_borrow<py::tuple>(item);
       py::object key = pair[0];
-      if (py::isinstance<py::str>(key)) key = py::module_::import("builtins").attr("int")(key);
+      if (py::isinstance<py::str>(key)) key = py::int_(key);  // "12", as in OpenAI's API
       const Ids id = ReadIds(py::make_tuple(key), "logit_bias", vocab);
       f.bias_ids.push_back(id.ids[0]);
       f.bias_values.push_back(pair[1].cast<double>());

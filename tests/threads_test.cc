@@ -231,6 +231,24 @@ TEST(Threads, RowEqualWhenHelpersArePreemptedMidPiece) {
   EXPECT_GT(g_hook_calls.load(), 0);
 }
 
+// A standard row widened, its maximum, the one-thread e values, and the
+// buffers a two-thread pass writes.
+struct PassRow {
+  PassRow(size_t vocab, uint64_t seed) {
+    const std::vector<float> x = StandardRow(vocab, seed);
+    l.assign(x.begin(), x.end());
+    for (double y : l) m = std::max(m, y);
+    want_e.resize(l.size());
+    simd::ExpSum(l.data(), l.size(), 1.0, m, want_e.data(), v);
+    e.resize(l.size());
+    alt.resize(l.size());
+  }
+  std::vector<double> l, want_e, e, alt;
+  std::vector<double> sums = std::vector<double>(RowPieces::kMaxCount + 1);
+  double m = -INFINITY;
+  simd::ExpVariant v = simd::ProcessExp().variant;
+};
+
 TEST(Threads, PiecesTakenOverAreReadThroughThePatch) {
   // A helper sleeps in every piece, so the caller takes over each piece a
   // helper claimed: ExpSumPass reports the patch, Piece() and Contiguous()
@@ -238,12 +256,9 @@ TEST(Threads, PiecesTakenOverAreReadThroughThePatch) {
   HookScope hook(SleepHook);
   g_sleep_every = 1;
   g_sleep_micros = 50000;
-  const std::vector<float> x = StandardRow(262144, 5);
-  std::vector<double> l(x.begin(), x.end()), want_e(l.size()), e(l.size()), alt(l.size());
-  double m = -INFINITY;
-  for (double v : l) m = std::max(m, v);
-  std::vector<double> want_sums(RowPieces::kMaxCount + 1), sums(RowPieces::kMaxCount + 1);
-  const auto v = simd::ProcessExp().variant;
+  PassRow row(262144, 5);
+  auto& [l, want_e, e, alt, sums, m, v] = row;
+  std::vector<double> want_sums(RowPieces::kMaxCount + 1);
   const ExpSumResult want =
       ExpSumPass({l.data()}, l.size(), 1.0, m, want_e.data(), v, {}, want_sums);
   ASSERT_EQ(want.patch, nullptr);
@@ -280,13 +295,8 @@ TEST(Threads, AHelperFinishingLateGivesItsPieceBack) {
   HookScope hook(SleepHook);
   g_sleep_every = 1;
   g_sleep_micros = 2000;
-  const std::vector<float> x = StandardRow(128256, 6);
-  std::vector<double> l(x.begin(), x.end()), want_e(l.size()), e(l.size()), alt(l.size());
-  std::vector<double> sums(RowPieces::kMaxCount + 1);
-  const auto v = simd::ProcessExp().variant;
-  double m = -INFINITY;
-  for (double y : l) m = std::max(m, y);
-  simd::ExpSum(l.data(), l.size(), 1.0, m, want_e.data(), v);
+  PassRow row(128256, 6);
+  auto& [l, want_e, e, alt, sums, m, v] = row;
   StartedExecutor host(g_hook_calls);  // a helper called the hook
   for (int attempt = 0; attempt < 20; ++attempt) {
     RowJob job;
