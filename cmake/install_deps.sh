@@ -22,5 +22,7 @@ echo "installing: ${missing[*]}"
 sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
+# A mirror in the middle of a sync can fail one index; the install below
+# then fails only if a package is really missing.
+"${sudo_cmd[@]}" apt-get update -qq || echo "apt-get update reported errors; installing anyway"
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

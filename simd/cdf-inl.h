@@ -69,26 +69,27 @@ struct QuotientTerms {
     const size_t N = hn::Lanes(d);
     const auto vscale = hn::Set(d, scale);
     const auto vmargin = hn::Set(d, 0x1p-51);
-    // Two chains of each, to hide the Round/Add latency.
-    hn::Vec<D> sum[2] = {hn::Zero(d), hn::Zero(d)};
-    hn::Vec<D> near[2] = {hn::Zero(d), hn::Zero(d)};
-    const auto step = [&](int k, size_t at) {
+    // Two chains of each, to hide the Round/Add latency (named, not an
+    // array: SVE vectors are sizeless and cannot be array elements).
+    auto sum0 = hn::Zero(d), sum1 = hn::Zero(d);
+    auto near0 = hn::Zero(d), near1 = hn::Zero(d);
+    const auto step = [&](hn::Vec<D>& sum, hn::Vec<D>& near, size_t at) {
       const auto x = hn::Mul(hn::LoadU(d, e + at), vscale);
       const auto n = hn::Round(x);
-      sum[k] = hn::Add(sum[k], n);
-      near[k] = hn::Max(near[k], hn::Add(hn::Abs(hn::Sub(x, n)), hn::Mul(x, vmargin)));
+      sum = hn::Add(sum, n);
+      near = hn::Max(near, hn::Add(hn::Abs(hn::Sub(x, n)), hn::Mul(x, vmargin)));
     };
     size_t i = begin;
     for (; i + 2 * N <= end; i += 2 * N) {
-      step(0, i);
-      step(1, i + N);
+      step(sum0, near0, i);
+      step(sum1, near1, i + N);
     }
     if (i + N <= end) {
-      step(0, i);
+      step(sum0, near0, i);
       i += N;
     }
-    *units = hn::GetLane(hn::SumOfLanes(d, hn::Add(sum[0], sum[1])));
-    double nearest = MaxLane(d, hn::Max(near[0], near[1]));
+    *units = hn::GetLane(hn::SumOfLanes(d, hn::Add(sum0, sum1)));
+    double nearest = MaxLane(d, hn::Max(near0, near1));
     for (; i < end; ++i) {
       const double x = e[i] * scale;
       const double n = RoundHalfEvenNonNegative(x);

@@ -28,7 +28,9 @@ namespace exp_detail {
 namespace ed = exactsample::exp_data;
 
 // tail_bits[j] = kTable[idx[j]], h_bits[j] = kTable[idx[j] + 1] (idx even).
-#if HWY_TARGET == HWY_SCALAR
+// Gathers on SCALAR and on SVE, whose lane count is known only at run time
+// (and which gathers natively); pairs of 128-bit loads elsewhere.
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
 template <class DU, class VU = hn::Vec<DU>>
 HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
   const hn::RebindToSigned<DU> di;

@@ -19,6 +19,31 @@
 namespace exactsample::simd {
 namespace {
 
+// The floating-point control register beyond the rounding mode, where the
+// architecture has flush-to-zero modes: x86's MXCSR (FTZ, DAZ, exception
+// masks) and aarch64's FPCR (FZ, FZ16, trap enables). Elsewhere (ppc64le's
+// scalar FPSCR, s390x's FPC) rounding is the only mode that changes exp.
+#if defined(__x86_64__) || defined(__i386__)
+constexpr const char* kControlName = "MXCSR";
+unsigned ReadControl() { return _mm_getcsr(); }
+void WriteControl(unsigned c) { _mm_setcsr(c); }
+// All exceptions masked, round-to-nearest, no DAZ (bit 6), no FTZ (15); the
+// sticky exception flags (bits 0-5) are kept.
+unsigned DefaultControl(unsigned c) { return 0x1f80u | (c & 0x3fu); }
+#elif defined(__aarch64__)
+constexpr const char* kControlName = "FPCR";
+unsigned ReadControl() { return __builtin_aarch64_get_fpcr(); }
+void WriteControl(unsigned c) { __builtin_aarch64_set_fpcr(c); }
+// FZ (bit 24), FZ16 (19) and the trap enables (8-12, 15) clear; the rounding
+// mode (22-23) is fesetround's.
+unsigned DefaultControl(unsigned c) { return c & ~((1u << 24) | (1u << 19) | 0x9f00u); }
+#else
+constexpr const char* kControlName = nullptr;
+unsigned ReadControl() { return 0; }
+void WriteControl(unsigned) {}
+unsigned DefaultControl(unsigned c) { return c; }
+#endif
+
 // Inputs where glibc's two variants give different bits, found by scanning
 // each region once offline (twins::ExpFused vs ExpUnfused): they tell
 // the variants apart on every code path that can differ.
@@ -104,17 +129,14 @@ bool DefaultFloatEnvironment(std::string& why) {
     why = "rounding mode is not round-to-nearest";
     return false;
   }
-#if defined(__x86_64__) || defined(__i386__)
-  // Ignore the sticky exception flags (bits 0-5); the rest must be 0x1f80:
-  // all exceptions masked, round-to-nearest, no DAZ (bit 6), no FTZ (15).
-  const unsigned csr = _mm_getcsr();
-  if ((csr & ~0x3fu) != 0x1f80u) {
+  const unsigned control = ReadControl();
+  if (control != DefaultControl(control)) {
     char buf[64];
-    std::snprintf(buf, sizeof(buf), "MXCSR is 0x%04x, not 0x1f80", csr);
+    std::snprintf(buf, sizeof(buf), "%s is 0x%04x, not 0x%04x", kControlName, control,
+                  DefaultControl(control));
     why = buf;
     return false;
   }
-#endif
   return true;
 }
 
@@ -156,14 +178,10 @@ const ExpChoice& ProcessExp() {
     // Probe in the default environment, whatever the first caller has set.
     const int round = std::fegetround();
     std::fesetround(FE_TONEAREST);
-#if defined(__x86_64__) || defined(__i386__)
-    const unsigned csr = _mm_getcsr();
-    _mm_setcsr(0x1f80u | (csr & 0x3fu));
-#endif
+    const unsigned control = ReadControl();
+    WriteControl(DefaultControl(control));
     ExpChoice c = ChooseExp();
-#if defined(__x86_64__) || defined(__i386__)
-    _mm_setcsr(csr);
-#endif
+    WriteControl(control);
     std::fesetround(round);
     return c;
   }();

@@ -46,7 +46,7 @@ HWY_INLINE V MulAddAs(D d, V a, V b, V c) {
     hn::Store(a, d, la);
     hn::Store(b, d, lb);
     hn::Store(c, d, lc);
-    for (size_t i = 0; i < kLanes; ++i) la[i] = std::fma(la[i], lb[i], lc[i]);
+    for (size_t i = 0; i < hn::Lanes(d); ++i) la[i] = std::fma(la[i], lb[i], lc[i]);
     return hn::Load(d, la);
 #endif
   }

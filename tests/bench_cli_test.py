@@ -23,7 +23,7 @@ import cli_harness  # noqa: E402
 CLI = None  # set by main()
 CONFIGS = ["plain", "topk40", "topp", "minp", "full", "greedy"]
 FIELDS = ["engine", "config", "vocab", "target", "threads", "logprob", "median_us",
-          "min_us", "iters", "batch", "contend"]
+          "min_us", "iters", "batch", "contend", "architecture", "emulator"]
 
 
 def bench(*args):

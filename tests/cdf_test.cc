@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "simd/cdf.hpp"
+#include "tests/test_util.hpp"
 #include "tests/walk_test_util.hpp"
 
 namespace exactsample {
@@ -72,7 +73,7 @@ TEST(InverseCdfTest, MatchesTwin) {
   std::vector<test::Row> rows;
   const size_t lengths[] = {1,   2,    3,    7,      16,    63,
                             100, 1000, 4097, 128256, 262144};
-  for (int rep = 0; rep < 300; ++rep) {
+  for (int rep = 0; rep < static_cast<int>(test::Share(300)); ++rep) {
     for (size_t n : lengths) {
       if (n > 5000 && rep % 30 != 0) continue;
       test::RowShape shape;

@@ -21,6 +21,12 @@ class TempDirTest(unittest.TestCase):
         return os.path.join(self.dir.name, name)
 
 
+def emulated():
+    """True when the program runs under an emulator (a cross build's ctest
+    sets EXACTSAMPLE_TEST_EMULATOR)."""
+    return bool(os.environ.get("EXACTSAMPLE_TEST_EMULATOR"))
+
+
 def main(module):
     """Reads --cli into module.CLI, then runs the module's test cases."""
     ap = argparse.ArgumentParser(description=module.__doc__.splitlines()[0])

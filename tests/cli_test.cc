@@ -118,6 +118,45 @@ TEST(Cli, TargetsListsSupportedTargetsThatReplayAccepts) {
   EXPECT_GT(count, 0);
 }
 
+// The architecture CMake built for, and the emulator ctest runs the program
+// under in a cross build: what `targets`, `audit` and `bench` must report.
+std::string ExpectedArchitecture() {
+  const std::string emulator = EXACTSAMPLE_TEST_EMULATOR;
+  if (emulator.empty()) return EXACTSAMPLE_TEST_ARCH;
+  return std::string(EXACTSAMPLE_TEST_ARCH) + " under " +
+         emulator.substr(emulator.rfind('/') + 1) + " (emulated)";
+}
+
+TEST(Cli, TargetsAuditAndBenchReportTheArchitecture) {
+  const std::string expected = ExpectedArchitecture();
+  const auto targets = RunCli("targets");
+  EXPECT_EQ(targets.status, 0);
+  EXPECT_NE(targets.out.find("\narchitecture: " + expected + "\n"), std::string::npos)
+      << targets.out;
+
+  const auto audit = RunCli(std::string("audit --json --replay ") + EXACTSAMPLE_TEST_DATA +
+                            "/sampler_golden.json");
+  EXPECT_EQ(audit.status, 0);
+  EXPECT_EQ(Lines(audit.out).back()["architecture"], expected) << audit.out;
+
+  const auto bench = RunCli("bench --json --vocab 256 --iters 1 --config plain");
+  ASSERT_EQ(bench.status, 0);
+  const std::string emulator = EXACTSAMPLE_TEST_EMULATOR;
+  for (const auto& row : Lines(bench.out)) {
+    EXPECT_EQ(row["architecture"], EXACTSAMPLE_TEST_ARCH);
+    if (emulator.empty()) {
+      EXPECT_TRUE(row["emulator"].is_null()) << row;
+    } else {
+      EXPECT_EQ(row["emulator"], emulator.substr(emulator.rfind('/') + 1));
+    }
+  }
+  const auto table = RunCli("bench --vocab 256 --iters 1 --config plain");
+  ASSERT_EQ(table.status, 0);
+  EXPECT_NE(table.out.find(", on " + expected + "\n"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("not the hardware's") != std::string::npos, !emulator.empty())
+      << table.out;
+}
+
 TEST(Cli, DemoRunsAndEnginesAgree) {
   const auto r = RunCli("demo");
   EXPECT_EQ(r.status, 0) << r.out;

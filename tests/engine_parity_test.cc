@@ -87,7 +87,7 @@ std::string Describe(const test::RandomCase& c) {
 
 void ExpectParity(uint64_t first_seed, int count, size_t max_vocab, bool features = false) {
   Workspace ref_ws, fast_ws;
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < static_cast<int>(test::Share(count)); ++i) {
     const uint64_t seed = first_seed + static_cast<uint64_t>(i);
     const test::RandomCase c = test::CaseMaker(seed).Make(seed, max_vocab, features);
     const Outcome want = RunCase(c, Engine::reference, ref_ws);

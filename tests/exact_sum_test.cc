@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "simd/exact_sum.hpp"
+#include "tests/test_util.hpp"
 #include "tests/walk_test_util.hpp"
 
 namespace exactsample {
@@ -182,7 +183,7 @@ TEST(ExactSumTest, MatchesSequentialSumOnManyShapes) {
   Rng rng(20240531);
   constexpr int kBatches = 100;
   constexpr int kPerBatch = 1000;  // 100000 arrays in all
-  for (int batch = 0; batch < kBatches; ++batch) {
+  for (int batch = 0; batch < static_cast<int>(test::Share(kBatches)); ++batch) {
     std::vector<Case> cases(kPerBatch);
     std::vector<double> want(kPerBatch);
     for (int k = 0; k < kPerBatch; ++k) {
@@ -214,7 +215,7 @@ TEST(ExactSumTest, MatchesSequentialSumOnManyShapes) {
 // below one, anywhere between start and end, and beyond the end.
 TEST(ExactSumTest, AccumulateUntilMatchesSequentialWalk) {
   Rng rng(20240601);
-  for (int batch = 0; batch < 20; ++batch) {
+  for (int batch = 0; batch < static_cast<int>(test::Share(20)); ++batch) {
     std::vector<Case> cases(1000);
     std::vector<double> targets(cases.size());
     std::vector<size_t> want_at(cases.size());

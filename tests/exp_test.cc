@@ -28,6 +28,19 @@
 #ifndef EXACTSAMPLE_TESTS_EXP_TEST_ONCE_
 #define EXACTSAMPLE_TESTS_EXP_TEST_ONCE_
 
+// Flush-to-zero on, and its register's name, where the architecture has one.
+#if defined(__x86_64__) || defined(__i386__)
+#define EXACTSAMPLE_TEST_FTZ "MXCSR"
+unsigned ControlRegister() { return _mm_getcsr(); }
+void SetControlRegister(unsigned c) { _mm_setcsr(c); }
+constexpr unsigned kFlushToZero = 0x8040;  // FTZ and DAZ
+#elif defined(__aarch64__)
+#define EXACTSAMPLE_TEST_FTZ "FPCR"
+unsigned ControlRegister() { return __builtin_aarch64_get_fpcr(); }
+void SetControlRegister(unsigned c) { __builtin_aarch64_set_fpcr(c); }
+constexpr unsigned kFlushToZero = 1u << 24;  // FZ
+#endif
+
 #include "scalar_ref/twins/exp_glibc.hpp"
 #include "simd/exp_choice.hpp"
 #include "tests/test_util.hpp"
@@ -67,10 +80,10 @@ const std::vector<double>& Inputs() {
   static const std::vector<double> inputs = [] {
     std::vector<double> xs;
     Rng rng{20240917};
-    AddUniform(xs, rng, 3000000, -746.0, 0.0);
-    AddUniform(xs, rng, 1500000, -40.0, 0.0);
-    AddUniform(xs, rng, 1500000, -1100.0, 1100.0);
-    for (int i = 0; i < 3200000; ++i) {  // random bits: every exponent
+    AddUniform(xs, rng, test::Share(3000000), -746.0, 0.0);
+    AddUniform(xs, rng, test::Share(1500000), -40.0, 0.0);
+    AddUniform(xs, rng, test::Share(1500000), -1100.0, 1100.0);
+    for (size_t i = 0; i < test::Share(3200000); ++i) {  // random bits: every exponent
       xs.push_back(std::bit_cast<double>(rng.Next()));
     }
     for (double b :
@@ -93,7 +106,7 @@ const std::vector<double>& Inputs() {
         L::max(), -L::max()};
     // clang-format on
     xs.insert(xs.end(), std::begin(specials), std::end(specials));
-    EXPECT_GE(xs.size(), 10000000u);
+    EXPECT_GE(xs.size(), test::Share(10000000));
     return xs;
   }();
   return inputs;
@@ -214,7 +227,7 @@ TEST(ExpScalarTest, ProcessReplicaMatchesStdExp) {
   EXPECT_EQ(0u, et::CountMismatches("scalar", xs, got, et::StdExp));
 }
 
-// glibc picks its FMA variant when FMA and AVX2 are usable. A child process
+// glibc on x86 picks its FMA variant when FMA and AVX2 are usable. A child process
 // may state the expected variant in EXACTSAMPLE_EXPECT_EXP.
 TEST(ProcessExpTest, MatchesEnvironment) {
   std::string expected;
@@ -224,6 +237,7 @@ TEST(ProcessExpTest, MatchesEnvironment) {
              f != nullptr && std::string(f) != "" && std::string(f) != "0") {
     expected = "libm";
   } else {
+#if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     // GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 (or -FMA) hides them from glibc.
     const char* t = std::getenv("GLIBC_TUNABLES");
@@ -233,6 +247,11 @@ TEST(ProcessExpTest, MatchesEnvironment) {
     const bool fma_variant = __builtin_cpu_supports("fma") &&
                              __builtin_cpu_supports("avx2") && !masked;
     expected = fma_variant ? "fused" : "unfused";
+#else
+    // Off x86, glibc has one exp, built with FMA contraction on aarch64,
+    // ppc64le and s390x (each has a fused multiply-add in its base ISA).
+    expected = "fused";
+#endif
   }
   const ExpChoice& choice = ProcessExp();
   EXPECT_EQ(expected, ToString(choice.variant)) << choice.reason;
@@ -247,6 +266,9 @@ int RunChild(const std::string& env) {
 }
 
 TEST(ProcessExpTest, NonFmaGlibcIsUnfused) {
+#if !defined(__x86_64__) && !defined(__i386__)
+  GTEST_SKIP() << "glibc has no non-FMA exp variant off x86";
+#endif
   EXPECT_EQ(0, RunChild("EXACTSAMPLE_FORCE_LIBM_EXP=0 "
                         "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 "
                         "EXACTSAMPLE_EXPECT_EXP=unfused"));
@@ -262,13 +284,13 @@ TEST(ProcessExpTest, ForcedLibm) {
 TEST(ProcessExpTest, NonDefaultEnvironmentUsesLibm) {
   // libm already in the default environment: forced, nothing to tell apart.
   if (ChooseExp().variant == ExpVariant::libm) GTEST_SKIP() << "forced";
-#if defined(__x86_64__) || defined(__i386__)
-  const unsigned csr = _mm_getcsr();
-  _mm_setcsr(csr | 0x8040);  // FTZ and DAZ
+#ifdef EXACTSAMPLE_TEST_FTZ
+  const unsigned csr = ControlRegister();
+  SetControlRegister(csr | kFlushToZero);
   const ExpChoice ftz = ChooseExp();
-  _mm_setcsr(csr);
+  SetControlRegister(csr);
   EXPECT_EQ(ExpVariant::libm, ftz.variant) << ftz.reason;
-  EXPECT_NE(std::string::npos, ftz.reason.find("MXCSR")) << ftz.reason;
+  EXPECT_NE(std::string::npos, ftz.reason.find(EXACTSAMPLE_TEST_FTZ)) << ftz.reason;
 #endif
 
   ASSERT_EQ(0, std::fesetround(FE_UPWARD));
@@ -284,16 +306,18 @@ TEST(ProcessExpTest, NonDefaultEnvironmentUsesLibm) {
 // Runs in a child, whose first ProcessExp() call comes from this test.
 TEST(ProcessExpTest, FirstCallerInFtzChild) {
   if (std::getenv("EXACTSAMPLE_FTZ_FIRST") == nullptr) GTEST_SKIP() << "child only";
-#if defined(__x86_64__) || defined(__i386__)
-  const unsigned csr = _mm_getcsr();
-  _mm_setcsr(csr | 0x8040);  // FTZ and DAZ
+#ifdef EXACTSAMPLE_TEST_FTZ
+  const unsigned csr = ControlRegister();
+  SetControlRegister(csr | kFlushToZero);
   const ExpChoice& choice = ProcessExp();
   const ExpVariant caller = CallerExp();
-  EXPECT_EQ(csr | 0x8040, _mm_getcsr());  // the caller's mode is restored
-  _mm_setcsr(csr);
+  EXPECT_EQ(csr | kFlushToZero, ControlRegister());  // the caller's mode is restored
+  SetControlRegister(csr);
   EXPECT_NE(ExpVariant::libm, choice.variant) << choice.reason;
   EXPECT_EQ(ExpVariant::libm, caller);
   EXPECT_EQ(choice.variant, CallerExp());
+#else
+  GTEST_SKIP() << "no flush-to-zero mode on this architecture";
 #endif
 }
 

@@ -5,9 +5,11 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace exactsample {
@@ -35,10 +37,16 @@ std::string Dict(const std::string& descr, const std::string& shape,
          ", 'shape': " + shape + ", }";
 }
 
+// The values' little-endian bytes, as a '<f4' or '<f8' file holds them,
+// whatever the host's byte order.
 template <class T>
 std::string Bytes(const std::vector<T>& values) {
-  std::string s(values.size() * sizeof(T), '\0');
-  std::memcpy(s.data(), values.data(), s.size());
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  std::string s;
+  for (const T v : values) {
+    const U u = std::bit_cast<U>(v);
+    for (size_t b = 0; b < sizeof(T); ++b) s += static_cast<char>((u >> (8 * b)) & 0xff);
+  }
   return s;
 }
 

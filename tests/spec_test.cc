@@ -7,6 +7,7 @@
 
 #include "exactsample/exactsample.hpp"
 #include "scalar_ref/reference.hpp"
+#include "hwy/targets.h"
 #include "tests/test_util.hpp"
 
 namespace exactsample {
@@ -50,36 +51,42 @@ TEST_P(SpecTest, WorkedExample) {
   EXPECT_NEAR(fresh.uniform_f64(), 0.80209, 5e-6);
 }
 
+// The fast engine on every compiled and supported target.
 TEST_P(SpecTest, GoldenFixtureBitForBit) {
   const auto cases = test::LoadJson("sampler_golden.json")["cases"];
   ASSERT_EQ(cases.size(), 12u);
-  for (const auto& c : cases) {
-    std::vector<float> logits;
-    for (const auto& v : c["logits"]) {
-      logits.push_back(static_cast<float>(
-          v.is_string() ? std::strtod(v.get<std::string>().c_str(), nullptr)
-                        : v.get<double>()));
+  const auto replay = [&](const std::string& where) {
+    for (const auto& c : cases) {
+      std::vector<float> logits;
+      for (const auto& v : c["logits"]) {
+        logits.push_back(static_cast<float>(
+            v.is_string() ? std::strtod(v.get<std::string>().c_str(), nullptr)
+                          : v.get<double>()));
+      }
+      SamplingParams p;
+      p.temperature = c["params"]["temperature"];
+      p.top_k = c["params"]["top_k"];
+      p.top_p = c["params"]["top_p"];
+      p.min_p = c["params"]["min_p"];
+      p.repetition_penalty = c["params"]["repetition_penalty"];
+      p.presence_penalty = c["params"]["presence_penalty"];
+      p.frequency_penalty = c["params"]["frequency_penalty"];
+      const auto prompt = c["prompt"].get<std::vector<int32_t>>();
+      Pcg32 rng = stream(c["seed"].get<uint64_t>(), Purpose::sample);
+      std::vector<int32_t> generated;
+      for (size_t s = 0; s < c["ids"].size(); ++s) {
+        const auto t = Sample(logits, p, rng, prompt, generated);
+        ASSERT_TRUE(t) << where << c["name"] << ": " << t.error().message;
+        EXPECT_EQ(t->id, c["ids"][s].get<int32_t>()) << where << c["name"] << " step " << s;
+        EXPECT_EQ(Bits(t->logprob), Bits(c["logprobs"][s].get<double>()))
+            << where << c["name"] << " step " << s;
+        generated.push_back(t->id);
+      }
     }
-    SamplingParams p;
-    p.temperature = c["params"]["temperature"];
-    p.top_k = c["params"]["top_k"];
-    p.top_p = c["params"]["top_p"];
-    p.min_p = c["params"]["min_p"];
-    p.repetition_penalty = c["params"]["repetition_penalty"];
-    p.presence_penalty = c["params"]["presence_penalty"];
-    p.frequency_penalty = c["params"]["frequency_penalty"];
-    const auto prompt = c["prompt"].get<std::vector<int32_t>>();
-    Pcg32 rng = stream(c["seed"].get<uint64_t>(), Purpose::sample);
-    std::vector<int32_t> generated;
-    for (size_t s = 0; s < c["ids"].size(); ++s) {
-      const auto t = Sample(logits, p, rng, prompt, generated);
-      ASSERT_TRUE(t) << c["name"] << ": " << t.error().message;
-      EXPECT_EQ(t->id, c["ids"][s].get<int32_t>()) << c["name"] << " step " << s;
-      EXPECT_EQ(Bits(t->logprob), Bits(c["logprobs"][s].get<double>()))
-          << c["name"] << " step " << s;
-      generated.push_back(t->id);
-    }
-  }
+  };
+  if (GetParam() == Engine::reference) return replay("");
+  test::ForEachTarget(
+      [&](int64_t target) { replay(std::string(hwy::TargetName(target)) + ": "); });
 }
 
 TEST_P(SpecTest, DrawAccounting) {

@@ -2,9 +2,11 @@
 // generator, and a check run on every compiled and supported target.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <limits>
@@ -61,6 +63,16 @@ struct SplitMix {
     return sigma * std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
   }
 };
+
+// 1, or the divisor EXACTSAMPLE_TEST_SHARE sets: the emulated runs of
+// .ci/cross (one per CPU model and vector length) make 1/divisor of the
+// heaviest tests' random repetitions and leave out their longest rows.
+inline size_t ShareDivisor() {
+  const char* s = std::getenv("EXACTSAMPLE_TEST_SHARE");
+  const long d = s != nullptr ? std::atol(s) : 1;
+  return d > 1 ? static_cast<size_t>(d) : 1;
+}
+inline size_t Share(size_t n) { return std::max<size_t>(1, n / ShareDivisor()); }
 
 // Calls f(target) with dynamic dispatch forced to each compiled target the
 // CPU supports in turn (Highway's test hook), then restores the best one.

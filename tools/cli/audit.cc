@@ -13,6 +13,7 @@
 #include "tools/cli/audit_against.hpp"
 #include "tools/cli/audit_engines.hpp"
 #include "tools/cli/audit_greedy.hpp"
+#include "tools/lib/platform.hpp"
 
 namespace exactsample::cli {
 namespace {
@@ -89,7 +90,8 @@ int Audit(const AuditOptions& o) {
   nlohmann::ordered_json summary{{"mode", "engines"},
                                  {"requests", requests.size()},
                                  {"tokens", tokens},
-                                 {"targets", targets}};
+                                 {"targets", targets},
+                                 {"architecture", platform::Describe()}};
   if (!o.against.empty()) summary["against"] = o.against;
   summary["mismatches"] = report.mismatches();
   summary["rejected"] = report.rejected();

@@ -7,6 +7,7 @@
 
 #include "tools/lib/greedy_stream.hpp"
 #include "tools/lib/npy.hpp"
+#include "tools/lib/platform.hpp"
 #include "tools/cli/audit_report.hpp"
 #include "tools/cli/json_lines.hpp"
 #include "tools/cli/replay_format.hpp"
@@ -99,6 +100,7 @@ int AuditGreedyStreams(const AuditOptions& o) {
                   {"near_ties", report.near_ties()},
                   {"divergences", report.divergences()},
                   {"tie_tolerance", o.tie_tolerance},
+                  {"architecture", platform::Describe()},
                   {"time_s", seconds}},
                         steps);
 }

@@ -81,7 +81,8 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
       ->check(CLI::Range(0, 20));
   bench->add_flag("--json", o.json,
                   "one JSON object per row: engine, config, vocab, target, threads, "
-                  "logprob, median_us, min_us, iters, batch, contend");
+                  "logprob, median_us, min_us, iters, batch, contend, architecture, "
+                  "emulator (null on the hardware)");
   return bench;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "tools/lib/platform.hpp"
 #include "tools/lib/standard_inputs.hpp"
 
 namespace exactsample::cli {
@@ -44,12 +45,15 @@ std::string Ratio(std::optional<double> a, std::optional<double> b) {
 }  // namespace
 
 void PrintJson(const BenchRun& run) {
+  const std::string emulator = platform::Emulator();
   for (const BenchRow& r : run.rows) {
     const nlohmann::ordered_json line{
         {"engine", r.engine},       {"config", r.config},   {"vocab", run.vocab},
         {"target", r.target},       {"threads", r.threads}, {"logprob", run.logprob},
         {"median_us", r.median_us}, {"min_us", r.min_us},   {"iters", r.iters},
-        {"batch", run.batch},       {"contend", run.contend}};
+        {"batch", run.batch},       {"contend", run.contend},
+        {"architecture", platform::Architecture()},
+        {"emulator", emulator.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(emulator)}};
     std::cout << line.dump() << "\n";
   }
 }
@@ -59,7 +63,12 @@ void PrintTable(const BenchRun& run) {
               run.vocab, run.logprob ? "on" : "off");
   if (run.batch > 0) std::printf(", batches of %zu rows", run.batch);
   if (run.contend > 0) std::printf(", %d busy threads beside", run.contend);
-  std::printf("\nmicroseconds per token, calls interleaved across rows\n\n");
+  std::printf("\nmicroseconds per token, calls interleaved across rows, on %s\n",
+              platform::Describe().c_str());
+  if (!platform::Emulator().empty()) {
+    std::printf("note: these are the emulator's times, not the hardware's\n");
+  }
+  std::printf("\n");
   std::printf("%-13s %-10s %-7s %7s %12s %12s %7s\n", "config", "engine", "target",
               "threads", "median_us", "min_us", "iters");
   for (const BenchRow& r : run.rows) {

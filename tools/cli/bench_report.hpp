@@ -28,7 +28,8 @@ struct BenchRun {
 };
 
 // {"engine", "config", "vocab", "target", "threads", "logprob", "median_us",
-// "min_us", "iters", "batch", "contend"} per row, one per line.
+// "min_us", "iters", "batch", "contend", "architecture", "emulator"} per row,
+// one per line; "emulator" is null on the hardware itself.
 void PrintJson(const BenchRun& run);
 
 // The rows, then per configuration fast/floor, the floor passes the spec

@@ -2,6 +2,7 @@
 
 #include "exactsample/targets.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/lib/platform.hpp"
 
 namespace exactsample::cli {
 
@@ -15,7 +16,10 @@ int Targets(bool supported_only) {
               << (t.supported ? "supported, exp: " + t.exp : "not supported")
               << (t.active ? "\t(used by the fast engine)" : "") << "\n";
   }
-  if (!supported_only) std::cout << "process exp: " << exp_choice() << "\n";
+  if (!supported_only) {
+    std::cout << "process exp: " << exp_choice() << "\n"
+              << "architecture: " << platform::Describe() << "\n";
+  }
   return 0;
 }
 

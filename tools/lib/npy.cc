@@ -2,18 +2,23 @@
 
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "tools/lib/input_file.hpp"
 
 namespace exactsample::npy {
 namespace {
 
-// The data is copied byte for byte into f32/f64 values.
-static_assert(std::endian::native == std::endian::little,
-              "the .npy reader assumes a little-endian host");
+// The little-endian item of type T at p, on a host of either byte order.
+template <class T>
+T LoadLittleEndian(const char* p) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  U u = 0;
+  for (size_t b = 0; b < sizeof(T); ++b) u |= U{static_cast<uint8_t>(p[b])} << (8 * b);
+  return std::bit_cast<T>(u);
+}
 
 constexpr std::string_view kMagic = "\x93NUMPY";
 
@@ -215,15 +220,10 @@ std::optional<Error> Parse(std::string_view bytes, const std::string& name,
                          " bytes, the file has " + std::to_string(data.size()));
   }
   m.values.resize(count);
-  if (item == 4) {
-    // memcpy wants non-null pointers even for 0 bytes.
-    if (count != 0) std::memcpy(m.values.data(), data.data(), data.size());
-  } else {
-    for (size_t i = 0; i < count; ++i) {
-      double v;
-      std::memcpy(&v, data.data() + i * 8, 8);
-      m.values[i] = static_cast<float>(v);
-    }
+  for (size_t i = 0; i < count; ++i) {
+    const char* p = data.data() + i * item;
+    m.values[i] = item == 4 ? LoadLittleEndian<float>(p)
+                            : static_cast<float>(LoadLittleEndian<double>(p));
   }
   out = std::move(m);
   return std::nullopt;
