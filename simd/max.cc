@@ -10,14 +10,19 @@
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 
-WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out, AllowedIds allowed) {
+WidenResult WidenMaxImpl(Row x, size_t n, double* l_out, AllowedIds allowed) {
   const hn::ScalableTag<double> d;
-  return allowed.words != nullptr ? MaxAndCheck<true>(d, x, n, l_out, allowed)
-                                  : MaxAndCheck<false>(d, x, n, l_out);
+  return twins::VisitRow(x, [&](const auto* words, auto type) {
+    return allowed.words != nullptr
+               ? MaxAndCheck<true, decltype(type)::value>(d, words, n, l_out, allowed)
+               : MaxAndCheck<false, decltype(type)::value>(d, words, n, l_out);
+  });
 }
 
-WidenResult CheckedMaxImpl(const float* x, size_t n) {
-  return MaxAndCheck<false>(hn::ScalableTag<float>(), x, n, nullptr);
+WidenResult CheckedMaxImpl(Row x, size_t n) {
+  return twins::VisitRow(x, [&](const auto* words, auto type) {
+    return MaxAndCheck<false, decltype(type)::value>(hn::ScalableTag<float>(), words, n, nullptr);
+  });
 }
 
 double MaxImpl(const double* l, size_t n) {
@@ -39,11 +44,11 @@ HWY_EXPORT(CheckedMaxImpl);
 HWY_EXPORT(MaxImpl);
 HWY_EXPORT(FindFirstImpl);
 
-WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed) {
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
   return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out, allowed);
 }
 
-WidenResult CheckedMax(const float* x, size_t n) {
+WidenResult CheckedMax(Row x, size_t n) {
   return HWY_DYNAMIC_DISPATCH(CheckedMaxImpl)(x, n);
 }
 
