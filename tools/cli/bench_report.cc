@@ -12,12 +12,13 @@ namespace exactsample::cli {
 namespace {
 
 // The first row of `config` and `engine` (for the fast engine, its first
-// thread count), or the one with `threads`.
+// thread count; its first row type), or the one with `threads` (`dtype`).
 std::optional<double> Median(const BenchRun& run, const std::string& config,
-                             const std::string& engine, int threads = 0) {
+                             const std::string& engine, int threads = 0,
+                             const std::string& dtype = "") {
   for (const BenchRow& r : run.rows) {
     if (r.config == config && r.engine == engine &&
-        (threads == 0 || r.threads == threads)) {
+        (threads == 0 || r.threads == threads) && (dtype.empty() || r.dtype == dtype)) {
       return r.median_us;
     }
   }
@@ -49,7 +50,7 @@ void PrintJson(const BenchRun& run) {
         {"engine", r.engine},       {"config", r.config},   {"vocab", run.vocab},
         {"target", r.target},       {"threads", r.threads}, {"logprob", run.logprob},
         {"median_us", r.median_us}, {"min_us", r.min_us},   {"iters", r.iters},
-        {"batch", run.batch},       {"contend", run.contend}};
+        {"batch", run.batch},       {"contend", run.contend},  {"dtype", r.dtype}};
     std::cout << line.dump() << "\n";
   }
 }
@@ -60,12 +61,12 @@ void PrintTable(const BenchRun& run) {
   if (run.batch > 0) std::printf(", batches of %zu rows", run.batch);
   if (run.contend > 0) std::printf(", %d busy threads beside", run.contend);
   std::printf("\nmicroseconds per token, calls interleaved across rows\n\n");
-  std::printf("%-13s %-10s %-7s %7s %12s %12s %7s\n", "config", "engine", "target",
-              "threads", "median_us", "min_us", "iters");
+  std::printf("%-13s %-10s %-7s %-5s %7s %12s %12s %7s\n", "config", "engine", "target",
+              "dtype", "threads", "median_us", "min_us", "iters");
   for (const BenchRow& r : run.rows) {
-    std::printf("%-13s %-10s %-7s %7d %12.2f %12.2f %7d\n", r.config.c_str(),
-                r.engine.c_str(), r.target.c_str(), r.threads, r.median_us, r.min_us,
-                r.iters);
+    std::printf("%-13s %-10s %-7s %-5s %7d %12.2f %12.2f %7d\n", r.config.c_str(),
+                r.engine.c_str(), r.target.c_str(), r.dtype.c_str(), r.threads, r.median_us,
+                r.min_us, r.iters);
   }
 
   const std::optional<double> floor = Median(run, "floor", "fast");
@@ -101,6 +102,31 @@ void PrintTable(const BenchRun& run) {
       std::printf("%-13s", c.name.c_str());
       for (size_t j = 1; j < threads.size(); ++j) {
         std::printf(" %11s", Ratio(base, Median(run, c.name, "fast", threads[j])).c_str());
+      }
+      std::printf("\n");
+    }
+  }
+  std::vector<std::string> dtypes;
+  for (const BenchRow& r : run.rows) {
+    if (r.engine == "fast" && r.config != "floor" &&
+        std::find(dtypes.begin(), dtypes.end(), r.dtype) == dtypes.end()) {
+      dtypes.push_back(r.dtype);
+    }
+  }
+  if (dtypes.size() > 1) {
+    std::printf("\nfast engine, median in each row type / median in %s\n",
+                dtypes.front().c_str());
+    std::printf("%-13s", "config");
+    for (size_t j = 1; j < dtypes.size(); ++j) {
+      std::printf(" %11s", (dtypes[j] + "/" + dtypes.front()).c_str());
+    }
+    std::printf("\n");
+    for (const StandardConfig& c : StandardConfigs()) {
+      const std::optional<double> base = Median(run, c.name, "fast", 0, dtypes.front());
+      if (!base) continue;
+      std::printf("%-13s", c.name.c_str());
+      for (size_t j = 1; j < dtypes.size(); ++j) {
+        std::printf(" %11s", Ratio(Median(run, c.name, "fast", 0, dtypes[j]), base).c_str());
       }
       std::printf("\n");
     }

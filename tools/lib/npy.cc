@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "scalar_ref/twins/half.hpp"
 #include "tools/lib/input_file.hpp"
 
 namespace exactsample::npy {
@@ -147,15 +148,15 @@ uint32_t LittleEndian(std::string_view bytes) {
   return v;
 }
 
-// Explains why a dtype other than '<f4' / '<f8' is refused.
+// Explains why a dtype other than '<f4', '<f8' or '<f2' is refused.
 std::string DtypeError(const std::string& descr) {
   std::string why = "dtype '" + descr + "' is not supported";
   if (descr.size() > 1 && descr[0] == '>') {
     why += " (big-endian; convert with a.astype('<" + descr.substr(1) + "'))";
   } else if (descr.size() > 1 && descr[1] == 'f') {
-    why += " (only float32 and float64)";
+    why += " (only float16, float32 and float64)";
   }
-  return why + "; expected '<f4' (float32) or '<f8' (float64)";
+  return why + "; expected '<f4' (float32), '<f8' (float64) or '<f2' (float16)";
 }
 
 }  // namespace
@@ -187,7 +188,8 @@ std::optional<Error> Parse(std::string_view bytes, const std::string& name,
   Header header;
   if (!parser.Parse(header)) return Bad(name, "bad header: " + parser.error());
 
-  const size_t item = *header.descr == "<f4" ? 4 : *header.descr == "<f8" ? 8 : 0;
+  const std::string& descr = *header.descr;
+  const size_t item = descr == "<f4" ? 4 : descr == "<f8" ? 8 : descr == "<f2" ? 2 : 0;
   if (item == 0) return Bad(name, DtypeError(*header.descr));
   if (*header.fortran_order) {
     return Bad(name, "fortran_order is True; save a C-order array "
@@ -218,6 +220,15 @@ std::optional<Error> Parse(std::string_view bytes, const std::string& name,
   if (item == 4) {
     // memcpy wants non-null pointers even for 0 bytes.
     if (count != 0) std::memcpy(m.values.data(), data.data(), data.size());
+  } else if (item == 2) {
+    m.type = LogitType::f16;
+    m.words.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      const auto lo = static_cast<uint8_t>(data[2 * i]);
+      const auto hi = static_cast<uint8_t>(data[2 * i + 1]);
+      m.words[i] = static_cast<uint16_t>(hi << 8 | lo);  // little-endian bytes
+      m.values[i] = twins::F16ToF32(m.words[i]);
+    }
   } else {
     for (size_t i = 0; i < count; ++i) {
       double v;
