@@ -23,7 +23,7 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
     if (logits.l != nullptr) {
       first = simd::FindFirst(logits.l, logits.n, 0.0);
     } else {
-      while (logits.x[first] != 0.0f) ++first;  // the row widened: f16/bf16 too
+      while (logits.x[first] != 0.0f) ++first;
     }
     out.max = logits.At(first);
   }
@@ -51,8 +51,7 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
 namespace {
 
 // Token::top_logprobs by selection: the first count + 1 ids of (l desc, id
-// asc) order (simd::TopK, over the f32 row on the f32-row path, and over the
-// widened row, widened into ws.l, for a 16-bit row there); the first
+// asc) order (simd::TopK, over the f32 row on the f32-row path); the first
 // `count`, ordered by (logprob desc, id asc), are the answer when the next
 // id's logprob is below the count-th's. Otherwise (a tie in l across the
 // boundary, or rounding that gives both one logprob) the scalar definition
@@ -62,15 +61,10 @@ size_t TopLogprobs(const Logits& logits, const LogprobSoftmax& softmax, size_t c
   if (count == 0) return 0;
   std::array<int32_t, kMaxTopLogprobs + 1> ids;
   const std::span<int32_t> scratch = ws.TopKScratch(logits.n);
-  const double* l = logits.l;
-  if (l == nullptr && logits.x.type != LogitType::f32) {
-    simd::WidenMax(logits.x, logits.n, ws.l.data());
-    l = ws.l.data();
-  }
   const size_t found =
-      l != nullptr ? simd::TopK(l, 1.0, logits.n, count + 1, ids.data(), scratch)
-                   : simd::TopK(logits.x.As<LogitType::f32>(), logits.n, count + 1,
-                                ids.data(), scratch);
+      logits.l != nullptr
+          ? simd::TopK(logits.l, 1.0, logits.n, count + 1, ids.data(), scratch)
+          : simd::TopK(logits.x, logits.n, count + 1, ids.data(), scratch);
   const size_t kept = std::min(found, count);
   for (size_t j = 0; j < kept; ++j) out[j] = {ids[j], softmax.At(logits, ids[j])};
   if (found > count) {
@@ -79,6 +73,7 @@ size_t TopLogprobs(const Logits& logits, const LogprobSoftmax& softmax, size_t c
     const bool apart = logits.At(ids[count]) < logits.At(ids[count - 1]) &&
                        softmax.At(logits, ids[count]) < out[count - 1].logprob;
     if (!apart) {
+      const double* l = logits.l;
       if (l == nullptr) {
         simd::WidenMax(logits.x, logits.n, ws.l.data());
         l = ws.l.data();

@@ -142,7 +142,8 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;
   }
   if (auto e = checks::MaxAfterPenalties(max, request.params)) return *e;
-  return Logits{x, l, n, max};
+  return Logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
+                max};
 }
 
 }  // namespace exactsample

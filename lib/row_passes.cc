@@ -22,16 +22,17 @@ int RowTeam(size_t n, int threads) {
 
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
                                simd::AllowedIds allowed) {
-  return l_out != nullptr ? simd::WidenMax(x, n, l_out, allowed) : simd::CheckedMax(x, n);
+  return l_out != nullptr ? simd::WidenMax(x, n, l_out, allowed)
+                          : simd::CheckedMax(x.As<LogitType::f32>(), n);
 }
 
 void RowJob::Help() {
   for (;;) {
     // Counted as copying before the claim: once the caller has seen every
     // piece claimed and no copy running, no helper reads its row again.
-    if (x_.data != nullptr) copying_.fetch_add(1, std::memory_order_seq_cst);
+    if (x_ != nullptr) copying_.fetch_add(1, std::memory_order_seq_cst);
     const auto leave_copy = [&] {
-      if (x_.data != nullptr) copying_.fetch_sub(1, std::memory_order_release);
+      if (x_ != nullptr) copying_.fetch_sub(1, std::memory_order_release);
     };
     const ptrdiff_t p = cursor_.fetch_sub(1, std::memory_order_seq_cst);
     if (p < 0) {
@@ -49,13 +50,10 @@ void RowJob::Help() {
     const size_t begin = pieces_.Begin(k);
     const size_t length = pieces_.Length(k);
     simd::ExpSource src = src_;
-    if (x_.data != nullptr) {
-      // The copy keeps the row's type: words at the same index.
-      const size_t word = x_.WordSize();
-      std::memcpy(reinterpret_cast<unsigned char*>(x_copy_) + begin * word,
-                  x_.From(begin).data, length * word);
+    if (x_ != nullptr) {
+      std::memcpy(x_copy_ + begin, x_ + begin, length * sizeof(float));
       leave_copy();
-      src = {nullptr, simd::Row(x_copy_, x_.type)};
+      src = {nullptr, x_copy_};
     }
     threads::RunHelperHook(k);
     simd::ExpStore(src.At(begin), length, divisor_, shift_, e_ + begin, v_);
@@ -126,7 +124,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   }
   job.cursor_.store(static_cast<ptrdiff_t>(pieces.count) - 1, std::memory_order_relaxed);
   job.alt_ = threads.alt;
-  job.x_ = src.l == nullptr ? src.x : simd::Row();
+  job.x_ = src.l == nullptr ? src.x : nullptr;
   job.x_copy_ = threads.x_copy;
   job.copying_.store(0, std::memory_order_relaxed);
   job.patches_ = 0;

@@ -27,8 +27,9 @@ namespace exactsample {
 // use this many).
 inline constexpr int kMaxRowThreads = 64;
 
-// Step 1 with its check: simd::WidenMax (with the mask `allowed`); l_out
-// null: simd::CheckedMax (the row is read, nothing stored, no mask).
+// Step 1 with its check: simd::WidenMax (with the mask `allowed`; x f32, f16
+// or bf16); l_out null: simd::CheckedMax (an f32 row is read, nothing
+// stored, no mask).
 // Always on the calling thread alone: a helper would read the caller's row
 // for all of the pass, and the caller would have to wait for it.
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
@@ -42,11 +43,10 @@ class RowJob;
 
 // How a pass is split. threads > 1 needs a job (not Busy) and an alternate
 // area of n doubles; f64 sources and e_out must be memory the job's owner
-// keeps until the job is no longer Busy (never the caller's inputs). A row
-// source (f32, f16 or bf16) is the caller's row: a helper copies each piece
-// it claims into x_copy (n floats, room for n words of any type, the job
-// owner's) and computes from the copy, and the pass returns only once no
-// helper is inside such a copy.
+// keeps until the job is no longer Busy (never the caller's inputs). An
+// f32 source is the caller's row: a helper copies each piece it claims into
+// x_copy (n floats, the job owner's) and computes from the copy, and the
+// pass returns only once no helper is inside such a copy.
 struct RowThreads {
   int threads = 1;
   Executor* executor = nullptr;  // null: the library pool
@@ -109,7 +109,7 @@ class RowJob final : public threads::Job {
   RowPieces pieces_{0, RowPieces::kMinLength, 0};
   std::array<std::atomic<uint8_t>, RowPieces::kMaxCount> state_{};
   std::atomic<ptrdiff_t> cursor_{-1};  // the next piece helpers try, going down
-  simd::Row x_{};                       // the caller's row (data null: none)
+  const float* x_ = nullptr;           // the caller's f32 row, or null
   float* x_copy_ = nullptr;
   std::atomic<int> copying_{0};        // helpers inside a copy of x_
   threads::Ticket ticket_;

@@ -17,7 +17,6 @@
 #include "simd/exp-inl.h"
 #include "simd/exp_choice.hpp"
 #include "simd/order-inl.h"
-#include "simd/widen-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
@@ -35,82 +34,72 @@ HWY_INLINE V Argument(V l, V divisor, V shift) {
   return hn::Sub(Tempered<kDivide>(l, divisor), shift);
 }
 
-// Where a pass's logits come from: f64 logits (F64Logits), or a row's words
-// of type t widened exactly on the way (RowLogits<t>).
-struct F64Logits {
-  using Word = double;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const double* l) {
-    return hn::LoadU(d, l);
-  }
-  static double Scalar(double l) { return l; }
-};
-template <LogitType t>
-struct RowLogits {
-  using Word = twins::RowWord<t>;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const Word* x) {
-    return LoadWidened<t>(d, x);
-  }
-  static double Scalar(Word x) { return static_cast<double>(twins::Widen<t>(x)); }
-};
+// A vector of logits from f64, or from f32 widened (exact).
+template <class D>
+HWY_INLINE hn::Vec<D> LoadLogits(D d, const double* l) {
+  return hn::LoadU(d, l);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> LoadLogits(D d, const float* x) {
+  return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), x));
+}
 
 // Applies `f` (vector to vector) to l[0, m) into e[0, m); e may equal l.
 // The last partial vector is padded with copies of its first element, whose
 // results are dropped, so padding never takes a slower path than real data.
-template <class S, class D, class F>
-HWY_INLINE void Map(D d, const typename S::Word* l, size_t m, double* e, const F& f) {
+template <class D, class T, class F>
+HWY_INLINE void Map(D d, const T* l, size_t m, double* e, const F& f) {
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
   for (; i + lanes <= m; i += lanes) {
-    hn::StoreU(f(S::Load(d, l + i)), d, e + i);
+    hn::StoreU(f(LoadLogits(d, l + i)), d, e + i);
   }
   if (i == m) return;
   HWY_ALIGN double tail[hn::MaxLanes(D())];
   for (size_t j = 0; j < lanes; ++j) {
-    tail[j] = S::Scalar(l[i + (i + j < m ? j : 0)]);
+    tail[j] = static_cast<double>(l[i + (i + j < m ? j : 0)]);
   }
   hn::Store(f(hn::Load(d, tail)), d, tail);
   for (size_t j = 0; i + j < m; ++j) e[i + j] = tail[j];
 }
 
 // One block of e with the vector replica.
-template <bool kFused, bool kDivide, class S, class D>
-HWY_INLINE void ReplicaBlock(D d, const typename S::Word* l, size_t m, double divisor,
-                             double shift, double* e) {
+template <bool kFused, bool kDivide, class D, class T>
+HWY_INLINE void ReplicaBlock(D d, const T* l, size_t m, double divisor, double shift,
+                             double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
-  Map<S>(d, l, m, e, [&](hn::Vec<D> v) {
+  Map(d, l, m, e, [&](hn::Vec<D> v) {
     return ExpGlibc<kFused>(d, Argument<kDivide>(v, vdivisor, vshift));
   });
 }
 
 // One block of e with std::exp; only the arguments are vectorised.
-template <bool kDivide, class S, class D>
-HWY_INLINE void LibmBlock(D d, const typename S::Word* l, size_t m, double divisor,
-                          double shift, double* e) {
+template <bool kDivide, class D, class T>
+HWY_INLINE void LibmBlock(D d, const T* l, size_t m, double divisor, double shift,
+                          double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
-  Map<S>(d, l, m, e,
+  Map(d, l, m, e,
       [&](hn::Vec<D> v) { return Argument<kDivide>(v, vdivisor, vshift); });
   for (size_t i = 0; i < m; ++i) e[i] = std::exp(e[i]);
 }
 
 // Blocks of e (into e_out, or a stack buffer), each summed exactly onto z
-// (kSum), or only stored (a piece of a row split between threads). S is
-// F64Logits, or RowLogits for a caller's row widened on the way.
-template <ExpVariant kVariant, bool kDivide, bool kSum, class S, class D>
-HWY_NOINLINE double ExpSumBlocks(D d, const typename S::Word* l, size_t n, double divisor,
+// (kSum), or only stored (a piece of a row split between threads). T is
+// double, or float for an f32 row widened on the way.
+template <ExpVariant kVariant, bool kDivide, bool kSum, class D, class T>
+HWY_NOINLINE double ExpSumBlocks(D d, const T* l, size_t n, double divisor,
                                  double shift, double* e_out, double z) {
   HWY_ALIGN double buffer[kBlock];
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t m = HWY_MIN(kBlock, n - start);
     double* e = e_out != nullptr ? e_out + start : buffer;
     if constexpr (kVariant == ExpVariant::libm) {
-      LibmBlock<kDivide, S>(d, l + start, m, divisor, shift, e);
+      LibmBlock<kDivide>(d, l + start, m, divisor, shift, e);
     } else {
-      ReplicaBlock<kVariant == ExpVariant::fused, kDivide, S>(d, l + start, m, divisor,
-                                                              shift, e);
+      ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(d, l + start, m, divisor,
+                                                           shift, e);
     }
     if constexpr (kSum) z = AccumulateExact(d, z, e, m);
   }
@@ -120,14 +109,10 @@ HWY_NOINLINE double ExpSumBlocks(D d, const typename S::Word* l, size_t n, doubl
 template <ExpVariant kVariant, bool kDivide, bool kSum, class D>
 HWY_INLINE double ExpSumSource(D d, ExpSource src, size_t n, double divisor,
                                double shift, double* e_out, double z) {
-  if (src.l == nullptr) {
-    return twins::VisitRow(src.x, [&](const auto* x, auto type) {
-      return ExpSumBlocks<kVariant, kDivide, kSum, RowLogits<decltype(type)::value>>(
-          d, x, n, divisor, shift, e_out, z);
-    });
+  if (src.x != nullptr) {
+    return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.x, n, divisor, shift, e_out, z);
   }
-  return ExpSumBlocks<kVariant, kDivide, kSum, F64Logits>(d, src.l, n, divisor, shift,
-                                                          e_out, z);
+  return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.l, n, divisor, shift, e_out, z);
 }
 
 template <ExpVariant kVariant, bool kSum, class D>

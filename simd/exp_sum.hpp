@@ -4,20 +4,19 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "scalar_ref/twins/half.hpp"
 #include "simd/exp_choice.hpp"
 
 namespace exactsample::simd {
 
-// The logits an exp pass reads: l, or (l null) the caller's row x (f32,
-// f16 or bf16), widened on the way without being stored: spec step 1 for a
-// softmax that is the only step to need every logit.
+// The logits an exp pass reads: l, or (l null) the f32 row x, widened on
+// the way without being stored: spec step 1 for a softmax that is the only
+// step to need every logit.
 struct ExpSource {
   const double* l = nullptr;
-  twins::Row x = {};
+  const float* x = nullptr;
   // The same row from id i on.
   ExpSource At(size_t i) const {
-    return l != nullptr ? ExpSource{l + i, {}} : ExpSource{nullptr, x.From(i)};
+    return l != nullptr ? ExpSource{l + i, nullptr} : ExpSource{nullptr, x + i};
   }
 };
 
@@ -32,7 +31,7 @@ double ExpSum(ExpSource src, size_t n, double divisor, double shift, double* e_o
               ExpVariant v, double s = 0.0);
 inline double ExpSum(const double* l, size_t n, double divisor, double shift,
                      double* e_out, ExpVariant v, double s = 0.0) {
-  return ExpSum(ExpSource{l, {}}, n, divisor, shift, e_out, v, s);
+  return ExpSum(ExpSource{l, nullptr}, n, divisor, shift, e_out, v, s);
 }
 
 // The e values of ExpSum into e_out (not null) without their sum: the pieces

@@ -47,14 +47,16 @@ hn::Mask<D> AllowedLanes(D d, const AllowedIds& allowed, size_t at) {
 // The maximum of x[0, n) (a row of type t) and whether some x is NaN or
 // +inf, in lanes of d's type: f64, widening x and storing it to l_out (-inf
 // for the ids `allowed` masks out, when kMasked; the check still reads every
-// x); or f32, twice as many per vector and nothing stored (widening is exact
-// and monotone, so the f32 maximum widened is the f64 one). Two vectors per
+// x); or f32 (an f32 row), twice as many per vector and nothing stored
+// (widening is exact and monotone, so the f32 maximum widened is the f64
+// one). Two vectors per
 // step: independent max chains hide the Max latency.
 template <bool kMasked, LogitType t, class D>
 WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out,
                         AllowedIds allowed = {}) {
   constexpr bool kWiden = std::is_same_v<hn::TFromD<D>, double>;
   static_assert(kWiden || !kMasked, "a mask applies to the stored row");
+  static_assert(kWiden || t == LogitType::f32, "a 16-bit row is always widened");
   const size_t N = hn::Lanes(d);
   const auto inf = hn::Set(d, INFINITY);
   const auto minus_inf = hn::Set(d, -INFINITY);
@@ -76,9 +78,12 @@ WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out
     max0 = hn::Max(max0, load(i));
     max1 = hn::Max(max1, load(i + N));
   }
-  const twins::Row tail(x + i, t);
-  WidenResult r = kWiden ? twins::WidenMax(tail, n - i, l_out + i, allowed.From(i))
-                         : twins::CheckedMax(tail, n - i);
+  WidenResult r;
+  if constexpr (kWiden) {
+    r = twins::WidenMax(twins::Row(x + i, t), n - i, l_out + i, allowed.From(i));
+  } else {
+    r = twins::CheckedMax(x + i, n - i);
+  }
   const double vmax = static_cast<double>(MaxLane(d, hn::Max(max0, max1)));
   r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum
   r.bad |= !hn::AllTrue(d, ok);

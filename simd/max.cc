@@ -19,10 +19,8 @@ WidenResult WidenMaxImpl(Row x, size_t n, double* l_out, AllowedIds allowed) {
   });
 }
 
-WidenResult CheckedMaxImpl(Row x, size_t n) {
-  return twins::VisitRow(x, [&](const auto* words, auto type) {
-    return MaxAndCheck<false, decltype(type)::value>(hn::ScalableTag<float>(), words, n, nullptr);
-  });
+WidenResult CheckedMaxImpl(const float* x, size_t n) {
+  return MaxAndCheck<false, LogitType::f32>(hn::ScalableTag<float>(), x, n, nullptr);
 }
 
 double MaxImpl(const double* l, size_t n) {
@@ -48,7 +46,7 @@ WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
   return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out, allowed);
 }
 
-WidenResult CheckedMax(Row x, size_t n) {
+WidenResult CheckedMax(const float* x, size_t n) {
   return HWY_DYNAMIC_DISPATCH(CheckedMaxImpl)(x, n);
 }
 

@@ -19,8 +19,9 @@ using twins::WidenResult;
 // masked or not, is NaN or +inf (max is then unspecified).
 WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {});
 
-// WidenMax without the widened row: the largest f64(x[i]) and the check.
-WidenResult CheckedMax(Row x, size_t n);
+// WidenMax without the widened row, for an f32 row: the largest f64(x[i])
+// and the check.
+WidenResult CheckedMax(const float* x, size_t n);
 
 // The largest of l[0..n), n >= 1, no NaN; a zero maximum is +0.0.
 double Max(const double* l, size_t n);

@@ -1,5 +1,6 @@
 // Per-target loads of a row's logits widened to f32 or f64 lanes, exactly:
-// the vector forms of twins::Widen (scalar_ref/twins/half.hpp), bit for bit.
+// the vector forms of twins::F16ToF32 and Bf16ToF32
+// (scalar_ref/twins/half.hpp), bit for bit.
 
 #if defined(EXACTSAMPLE_SIMD_WIDEN_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EXACTSAMPLE_SIMD_WIDEN_INL_H_

@@ -7,6 +7,7 @@
 // logprob, top logprobs, errors and generator position.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "exactsample.h"
 #include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
@@ -22,8 +24,6 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "scalar_ref/twins/half.hpp"
 #include "scalar_ref/twins/max.hpp"
-#include "simd/exp_choice.hpp"
-#include "simd/exp_sum.hpp"
 #include "simd/max.hpp"
 #include "tests/random_requests.hpp"
 #include "tests/test_util.hpp"
@@ -97,7 +97,7 @@ TEST(HalfWiden, EveryWordMatchesTheCompilersConversion) {
   EXPECT_EQ(twins::Bf16ToF32(0x7F80), INFINITY);
 }
 
-// simd::WidenMax and CheckedMax over a 16-bit row against the twins (and the
+// simd::WidenMax over a 16-bit row against its twin (and the
 // twins against the oracle), NaN words compared as NaN: a signalling NaN's
 // quiet bit is the conversion instruction's choice, and such a row is
 // rejected whatever its bits.
@@ -123,16 +123,8 @@ void CheckRow(const std::vector<uint16_t>& w, LogitType t, const uint32_t* bits,
     }
   }
   ASSERT_EQ(r_ref.bad, bad) << what;
-  const simd::WidenResult c = simd::CheckedMax(row, n);
-  const twins::WidenResult c_ref = twins::CheckedMax(row, n);
-  ASSERT_EQ(c.bad, bad) << what;
-  ASSERT_EQ(c_ref.bad, bad) << what;
   if (!bad) {
     ASSERT_EQ(Bits(r.max), Bits(r_ref.max)) << what;
-    if (bits == nullptr) {
-      ASSERT_EQ(Bits(c.max), Bits(r_ref.max)) << what;
-      ASSERT_EQ(Bits(c_ref.max), Bits(r_ref.max)) << what;
-    }
   }
 }
 
@@ -204,37 +196,6 @@ TEST_P(HalfKernelTest, WidenMaxMatchesTwinsAndOracle) {
       for (uint16_t s : special) {
         w[rng.Next() % n] = s;
         CheckRow(w, t, nullptr, at + " with word " + std::to_string(s));
-      }
-    }
-  }
-}
-
-// The exp-sum pass reading a 16-bit row equals the pass over the widened f64
-// row, every variant and divisor, and offsets into the row.
-TEST_P(HalfKernelTest, ExpSumOverTheRowEqualsTheWidenedRow) {
-  SplitMix rng(15);
-  for (LogitType t : kHalfTypes) {
-    for (size_t n : {1, 5, 33, 513, 4099, 20000}) {
-      std::vector<uint16_t> w = RandomWords(n, t, rng);
-      std::vector<double> l(n);
-      for (size_t i = 0; i < n; ++i) l[i] = OracleWiden(w[i], t);
-      const double m = twins::Max(l.data(), n);
-      for (simd::ExpVariant v : {simd::ExpVariant::fused, simd::ExpVariant::unfused,
-                                 simd::ExpVariant::libm}) {
-        for (double divisor : {1.0, 0.7}) {
-          const double shift = m / divisor;
-          for (size_t from : {size_t{0}, n / 3}) {
-            std::vector<double> want_e(n - from), got_e(n - from);
-            const double want = simd::ExpSum(l.data() + from, n - from, divisor, shift,
-                                             want_e.data(), v);
-            const simd::ExpSource src = simd::ExpSource{nullptr, simd::Row(w.data(), t)}.At(from);
-            const std::string at = Name(t) + " n = " + std::to_string(n) + " from " +
-                                   std::to_string(from) + " divisor " + std::to_string(divisor);
-            ASSERT_EQ(Bits(simd::ExpSum(src, n - from, divisor, shift, got_e.data(), v)),
-                      Bits(want)) << at;
-            ASSERT_EQ(0, std::memcmp(got_e.data(), want_e.data(), got_e.size() * 8)) << at;
-          }
-        }
       }
     }
   }
@@ -396,8 +357,9 @@ TEST(HalfRows, LargeVocabulariesOnThreeThreadsEqualTheWidenedRow) {
   ExpectHalfEqualsWidened(150000, 40, 262144, 3);
 }
 
-// The plain path (temperature 1, nothing else: the row read in place by
-// both passes) at V = 128256 across threads, the path the benchmark times.
+// The plain path (temperature 1, nothing else: an f32 row is read in place
+// by both passes, a 16-bit one widened by the first) at V = 128256 across
+// threads, with and without top-N.
 TEST(HalfRows, PlainRowsReadInPlaceAcrossThreads) {
   Workspace ws;
   test::SplitMix rng(16);
@@ -516,6 +478,108 @@ TEST(HalfRows, TheRowMustBeTheOneTheTypeSelects) {
   ok.logits_type = LogitType::f16;
   EXPECT_TRUE(validate(ok));
   EXPECT_EQ(ok.vocab(), 4u);
+}
+
+// The C ABI: exactsample_sample_ex16 and exactsample_sample_batch_ex16
+// against the _ex calls on the widened rows, top-N included; a bad
+// logits_type is an argument error naming it.
+TEST(HalfRows, CAbiEqualsTheWidenedRow) {
+  exactsample_sampler* s = nullptr;
+  ASSERT_EQ(exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &s), EXACTSAMPLE_OK);
+  exactsample_params params;
+  exactsample_params_init(&params);
+  params.temperature = 0.8;
+  params.top_p = 0.9;
+  constexpr size_t kRows = 3, kVocab = 1000, kStride = 1003;
+  for (LogitType t : kHalfTypes) {
+    const int c_type = t == LogitType::f16 ? EXACTSAMPLE_LOGITS_F16 : EXACTSAMPLE_LOGITS_BF16;
+    test::SplitMix rng(17);
+    std::vector<uint16_t> words(kRows * kStride);
+    for (auto& w : words) w = Narrow(static_cast<float>(rng.Normal(2.0)), t);
+    const std::vector<float> widened = OracleRow(words, t);
+    std::vector<exactsample_rng> gens(2 * kRows);
+    std::vector<exactsample_row> rows_half, rows_f32;
+    std::vector<std::array<int32_t, 5>> top_ids(2 * kRows);
+    std::vector<std::array<double, 5>> top_values(2 * kRows);
+    std::vector<size_t> top_counts(2 * kRows);
+    std::vector<double> processed(2 * kRows);
+    std::vector<exactsample_extras> extras(2 * kRows);
+    for (size_t i = 0; i < 2 * kRows; ++i) {
+      ASSERT_EQ(exactsample_rng_stream(i % kRows, EXACTSAMPLE_PURPOSE_SAMPLE, &gens[i]),
+                EXACTSAMPLE_OK);
+      (i < kRows ? rows_half : rows_f32).push_back({nullptr, 0, nullptr, 0, &params, &gens[i]});
+      extras[i] = {};
+      extras[i].struct_size = sizeof(exactsample_extras);
+      extras[i].top_logprobs = 5;
+      extras[i].top_ids = top_ids[i].data();
+      extras[i].top_logprob_values = top_values[i].data();
+      extras[i].top_count = &top_counts[i];
+      extras[i].processed_logprob = &processed[i];
+    }
+    std::vector<exactsample_token> got(kRows), want(kRows);
+    ASSERT_EQ(exactsample_sample_batch_ex16(s, words.data(), c_type, kRows, kVocab, kStride,
+                                            rows_half.data(), extras.data(), got.data(), 2),
+              EXACTSAMPLE_OK);
+    ASSERT_EQ(exactsample_sample_batch_ex(s, widened.data(), kRows, kVocab, kStride,
+                                          rows_f32.data(), extras.data() + kRows, want.data(),
+                                          2),
+              EXACTSAMPLE_OK);
+    for (size_t i = 0; i < kRows; ++i) {
+      EXPECT_EQ(got[i].id, want[i].id) << i;
+      EXPECT_EQ(Bits(got[i].logprob), Bits(want[i].logprob)) << i;
+      EXPECT_EQ(Bits(processed[i]), Bits(processed[kRows + i])) << i;
+      ASSERT_EQ(top_counts[i], top_counts[kRows + i]) << i;
+      for (size_t j = 0; j < top_counts[i]; ++j) {
+        EXPECT_EQ(top_ids[i][j], top_ids[kRows + i][j]);
+        EXPECT_EQ(Bits(top_values[i][j]), Bits(top_values[kRows + i][j]));
+      }
+      EXPECT_EQ(gens[i].state, gens[kRows + i].state) << i;
+      // One row at a time, row 1 of the matrix.
+      exactsample_rng a, b;
+      exactsample_rng_stream(9, EXACTSAMPLE_PURPOSE_SAMPLE, &a);
+      b = a;
+      int32_t id_a = -1, id_b = -2;
+      double lp_a = 0, lp_b = 1;
+      ASSERT_EQ(exactsample_sample_ex16(s, words.data() + kStride, c_type, kVocab, nullptr, 0,
+                                        nullptr, 0, &params, nullptr, &a, &id_a, &lp_a),
+                EXACTSAMPLE_OK);
+      ASSERT_EQ(exactsample_sample_ex(s, widened.data() + kStride, kVocab, nullptr, 0, nullptr,
+                                      0, &params, nullptr, &b, &id_b, &lp_b),
+                EXACTSAMPLE_OK);
+      EXPECT_EQ(id_a, id_b);
+      EXPECT_EQ(Bits(lp_a), Bits(lp_b));
+      EXPECT_EQ(a.state, b.state);
+    }
+    // A NaN word: the f32 rule's status and message.
+    words[kStride + 5] = t == LogitType::f16 ? 0x7E00 : 0x7FC0;
+    exactsample_rng g;
+    exactsample_rng_stream(1, EXACTSAMPLE_PURPOSE_SAMPLE, &g);
+    int32_t id = -1;
+    EXPECT_EQ(exactsample_sample_ex16(s, words.data() + kStride, c_type, kVocab, nullptr, 0,
+                                      nullptr, 0, &params, nullptr, &g, &id, nullptr),
+              EXACTSAMPLE_INVALID_LOGITS);
+    EXPECT_NE(std::string(exactsample_sampler_last_error(s)).find("logits[5] = nan"),
+              std::string::npos)
+        << exactsample_sampler_last_error(s);
+  }
+  // logits_type must name a 16-bit type (f32 rows take the float calls).
+  exactsample_rng g;
+  exactsample_rng_stream(1, EXACTSAMPLE_PURPOSE_SAMPLE, &g);
+  const uint16_t w[2] = {0x3C00, 0x4000};
+  int32_t id = -1;
+  for (int bad : {int{EXACTSAMPLE_LOGITS_F32}, 3, -1}) {
+    EXPECT_EQ(exactsample_sample_ex16(s, w, bad, 2, nullptr, 0, nullptr, 0, &params, nullptr,
+                                      &g, &id, nullptr),
+              EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(exactsample_sampler_last_error(s)).find("logits_type = " +
+                                                                  std::to_string(bad)),
+              std::string::npos);
+    exactsample_token token;
+    exactsample_row row{nullptr, 0, nullptr, 0, &params, &g};
+    EXPECT_EQ(exactsample_sample_batch_ex16(s, w, bad, 1, 2, 2, &row, nullptr, &token, 1),
+              EXACTSAMPLE_INVALID_ARGUMENT);
+  }
+  exactsample_sampler_destroy(s);
 }
 
 }  // namespace

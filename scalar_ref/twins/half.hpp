@@ -34,21 +34,14 @@ constexpr float F16ToF32(uint16_t w) {
   return std::bit_cast<float>(sign | bits);
 }
 
+// A word of a 16-bit type t (f16 or bf16) as f32.
+constexpr float Widen16(uint16_t w, LogitType t) {
+  return t == LogitType::f16 ? F16ToF32(w) : Bf16ToF32(w);
+}
+
 // The type a row of LogitType t stores per id.
 template <LogitType t>
 using RowWord = std::conditional_t<t == LogitType::f32, float, uint16_t>;
-
-// One stored word of a row of type t, widened to f32.
-template <LogitType t>
-constexpr float Widen(RowWord<t> w) {
-  if constexpr (t == LogitType::f32) {
-    return w;
-  } else if constexpr (t == LogitType::f16) {
-    return F16ToF32(w);
-  } else {
-    return Bf16ToF32(w);
-  }
-}
 
 // A row of logits read in place: f32 values, or 16-bit words of `type`.
 struct Row {
@@ -65,23 +58,14 @@ struct Row {
                : Row(request.logits16.data(), request.logits_type);
   }
 
-  size_t WordSize() const { return type == LogitType::f32 ? sizeof(float) : sizeof(uint16_t); }
-  // The same row from id i on.
-  Row From(size_t i) const {
-    return {static_cast<const unsigned char*>(data) + i * WordSize(), type};
-  }
   template <LogitType t>
   const RowWord<t>* As() const {
     return static_cast<const RowWord<t>*>(data);
   }
   // The logit of id i as f32.
   float operator[](size_t i) const {
-    switch (type) {
-      case LogitType::f16: return F16ToF32(As<LogitType::f16>()[i]);
-      case LogitType::bf16: return Bf16ToF32(As<LogitType::bf16>()[i]);
-      case LogitType::f32: break;
-    }
-    return As<LogitType::f32>()[i];
+    return type == LogitType::f32 ? As<LogitType::f32>()[i]
+                                  : Widen16(As<LogitType::bf16>()[i], type);
   }
 };
 

@@ -16,7 +16,7 @@ WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
   return r;
 }
 
-WidenResult CheckedMax(Row x, size_t n) {
+WidenResult CheckedMax(const float* x, size_t n) {
   WidenResult r{-INFINITY, false};
   for (size_t i = 0; i < n; ++i) {
     const double l = static_cast<double>(x[i]);

@@ -33,7 +33,7 @@ struct WidenResult {
 WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {});
 
 // WidenMax's maximum and check without the widened row.
-WidenResult CheckedMax(Row x, size_t n);
+WidenResult CheckedMax(const float* x, size_t n);
 
 // The largest of l[0..n) (n >= 1, no NaN). A zero maximum is returned as +0.0
 // so that the result does not depend on which of -0.0 and +0.0 comes first;

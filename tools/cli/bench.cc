@@ -16,6 +16,7 @@
 #include "exactsample/batch.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "scalar_ref/twins/half.hpp"
 #include "tools/lib/floor_pass.hpp"
 #include "tools/lib/half_rows.hpp"
 #include "tools/lib/standard_inputs.hpp"
@@ -168,6 +169,19 @@ int Bench(const BenchOptions& o) {
     return listed(config) || (config == "floor" && fast_rows);
   };
 
+  // With 16-bit types listed, every type times the same values: the row
+  // rounded to the coarsest listed (bf16, else f16; bf16 values of a row's
+  // range are f16 values too), widened back for the f32 rows and the floor.
+  for (LogitType coarse : {LogitType::bf16, LogitType::f16}) {
+    if (std::find(o.dtypes.begin(), o.dtypes.end(), tools::TypeName(coarse)) !=
+        o.dtypes.end()) {
+      for (float& x : logits) {
+        const uint16_t w = coarse == LogitType::bf16 ? tools::F32ToBf16(x) : tools::F32ToF16(x);
+        x = twins::Widen16(w, coarse);
+      }
+      break;
+    }
+  }
   // What the cells' calls use; kept here, alive and in place, until the end.
   std::vector<double> floor_l(logits.size());
   const Extras extras = MakeExtras(o, logits);
