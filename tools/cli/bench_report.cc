@@ -42,6 +42,39 @@ std::string Ratio(std::optional<double> a, std::optional<double> b) {
   return text;
 }
 
+// The distinct values of `field` over the fast engine's configuration rows,
+// in row order.
+template <class Field>
+auto FastValues(const BenchRun& run, Field field) {
+  std::vector<decltype(field(run.rows.front()))> values;
+  for (const BenchRow& r : run.rows) {
+    if (r.engine == "fast" && r.config != "floor" &&
+        std::find(values.begin(), values.end(), field(r)) == values.end()) {
+      values.push_back(field(r));
+    }
+  }
+  return values;
+}
+
+// Per configuration with a row at keys[0], a column per other key:
+// cell(median at keys[0], median at the key), headed header(key).
+template <class Key, class Header, class MedianAt, class Cell>
+void PerConfigColumns(const std::vector<Key>& keys, Header header, MedianAt median,
+                      Cell cell) {
+  std::printf("%-13s", "config");
+  for (size_t j = 1; j < keys.size(); ++j) std::printf(" %11s", header(keys[j]).c_str());
+  std::printf("\n");
+  for (const StandardConfig& c : StandardConfigs()) {
+    const std::optional<double> base = median(c.name, keys.front());
+    if (!base) continue;
+    std::printf("%-13s", c.name.c_str());
+    for (size_t j = 1; j < keys.size(); ++j) {
+      std::printf(" %11s", cell(base, median(c.name, keys[j])).c_str());
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 void PrintJson(const BenchRun& run) {
@@ -83,53 +116,28 @@ void PrintTable(const BenchRun& run) {
                 FloorPasses(c.params, run.vocab, run.logprob), Ratio(fast, floor).c_str(),
                 Ratio(reference, fast).c_str());
   }
-  std::vector<int> threads;
-  for (const BenchRow& r : run.rows) {
-    if (r.engine == "fast" && r.config != "floor" &&
-        std::find(threads.begin(), threads.end(), r.threads) == threads.end()) {
-      threads.push_back(r.threads);
-    }
-  }
+  // Speed-up from the fast engine's first thread count to each other one.
+  const std::vector<int> threads = FastValues(run, [](const BenchRow& r) { return r.threads; });
   if (threads.size() > 1) {
     std::printf("\nfast engine, median at %d threads / median at N threads\n",
                 threads.front());
-    std::printf("%-13s", "config");
-    for (size_t j = 1; j < threads.size(); ++j) std::printf(" %7s=%-3d", "N", threads[j]);
-    std::printf("\n");
-    for (const StandardConfig& c : StandardConfigs()) {
-      const std::optional<double> base = Median(run, c.name, "fast", threads.front());
-      if (!base) continue;
-      std::printf("%-13s", c.name.c_str());
-      for (size_t j = 1; j < threads.size(); ++j) {
-        std::printf(" %11s", Ratio(base, Median(run, c.name, "fast", threads[j])).c_str());
-      }
-      std::printf("\n");
-    }
+    PerConfigColumns(threads, [](int t) { return "N=" + std::to_string(t); },
+                     [&](const std::string& config, int t) {
+                       return Median(run, config, "fast", t);
+                     },
+                     [](auto base, auto other) { return Ratio(base, other); });
   }
-  std::vector<std::string> dtypes;
-  for (const BenchRow& r : run.rows) {
-    if (r.engine == "fast" && r.config != "floor" &&
-        std::find(dtypes.begin(), dtypes.end(), r.dtype) == dtypes.end()) {
-      dtypes.push_back(r.dtype);
-    }
-  }
+  // Each row type against the first.
+  const std::vector<std::string> dtypes =
+      FastValues(run, [](const BenchRow& r) { return r.dtype; });
   if (dtypes.size() > 1) {
     std::printf("\nfast engine, median in each row type / median in %s\n",
                 dtypes.front().c_str());
-    std::printf("%-13s", "config");
-    for (size_t j = 1; j < dtypes.size(); ++j) {
-      std::printf(" %11s", (dtypes[j] + "/" + dtypes.front()).c_str());
-    }
-    std::printf("\n");
-    for (const StandardConfig& c : StandardConfigs()) {
-      const std::optional<double> base = Median(run, c.name, "fast", 0, dtypes.front());
-      if (!base) continue;
-      std::printf("%-13s", c.name.c_str());
-      for (size_t j = 1; j < dtypes.size(); ++j) {
-        std::printf(" %11s", Ratio(Median(run, c.name, "fast", 0, dtypes[j]), base).c_str());
-      }
-      std::printf("\n");
-    }
+    PerConfigColumns(dtypes, [&](const std::string& d) { return d + "/" + dtypes[0]; },
+                     [&](const std::string& config, const std::string& d) {
+                       return Median(run, config, "fast", 0, d);
+                     },
+                     [](auto base, auto other) { return Ratio(other, base); });
   }
   const std::optional<double> scalar = Median(run, "floor-scalar", "scalar");
   if (floor && scalar) {
