@@ -27,6 +27,7 @@
 #include "simd/max.hpp"
 #include "tests/random_requests.hpp"
 #include "tests/test_util.hpp"
+#include "tools/lib/half_rows.hpp"
 
 #if !defined(__FLT16_MAX__)
 #error "these tests convert with the compiler's _Float16 (GCC 12 or Clang 15 on x86-64 and AArch64)"
@@ -95,6 +96,48 @@ TEST(HalfWiden, EveryWordMatchesTheCompilersConversion) {
   EXPECT_EQ(twins::F16ToF32(0xFC00), -INFINITY);
   EXPECT_EQ(twins::Bf16ToF32(0x0001), 0x1p-133f);
   EXPECT_EQ(twins::Bf16ToF32(0x7F80), INFINITY);
+}
+
+// The tools' rounding (bench --dtype) against the compiler's, ties to even:
+// every f32 near the f16 and bf16 boundaries and a million random bit
+// patterns.
+TEST(HalfWiden, ToolsRoundingMatchesTheCompilers) {
+  test::SplitMix rng(18);
+  std::vector<uint32_t> patterns;
+  for (uint32_t w = 0; w < 65536; ++w) {
+    for (uint32_t low : {0u, 0x0FFFu, 0x1000u, 0x1001u, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu}) {
+      patterns.push_back(w << 16 | low);
+    }
+  }
+  for (int i = 0; i < 1000000; ++i) patterns.push_back(static_cast<uint32_t>(rng.Next()));
+  for (uint32_t b : patterns) {
+    const float x = std::bit_cast<float>(b);
+    if (std::isnan(x)) {
+      EXPECT_TRUE(std::isnan(twins::F16ToF32(tools::F32ToF16(x))));
+      EXPECT_TRUE(std::isnan(twins::Bf16ToF32(tools::F32ToBf16(x))));
+      continue;
+    }
+    ASSERT_EQ(tools::F32ToF16(x), std::bit_cast<uint16_t>(static_cast<_Float16>(x))) << b;
+    if (std::isinf(x)) {
+      ASSERT_EQ(twins::Bf16ToF32(tools::F32ToBf16(x)), x) << b;
+      continue;
+    }
+    // bf16: the nearest of the two neighbours, ties to the even word.
+    const uint16_t got = tools::F32ToBf16(x);
+    const uint16_t down = static_cast<uint16_t>(b >> 16);
+    const double d_got = std::fabs(static_cast<double>(twins::Bf16ToF32(got)) - x);
+    const double d_down = std::fabs(static_cast<double>(twins::Bf16ToF32(down)) - x);
+    const double d_up = std::fabs(
+        static_cast<double>(twins::Bf16ToF32(static_cast<uint16_t>(down + 1))) - x);
+    if (std::isinf(twins::Bf16ToF32(got)) && !std::isinf(x)) {
+      ASSERT_GE(std::fabs(x), 0x1.FFp127f) << b;  // rounds past the largest bf16
+      continue;
+    }
+    ASSERT_LE(d_got, std::min(d_down, d_up)) << b;
+    if (d_down == d_up) {
+      ASSERT_EQ(got & 1, 0) << b;
+    }
+  }
 }
 
 // simd::WidenMax over a 16-bit row against its twin (and the
