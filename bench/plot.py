@@ -163,6 +163,8 @@ def read_input(name, text):
         if missing:
             sys.exit(f"bench/plot.py: {name} line {n}: no {', '.join(sorted(missing))}; "
                      "not an `exactsample bench --json` line")
+        if row.get("dtype", "f32") != "f32":
+            continue  # --dtype's 16-bit rows: the table's ratio reports them
         rows.append(row)
     return rows, []
 

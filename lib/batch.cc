@@ -51,6 +51,7 @@ struct RowSlot {
 struct HelperArea {
   Workspace ws;
   std::vector<float> logits;
+  std::vector<uint16_t> logits16;
   std::vector<int32_t> prompt, generated, bias_ids, allowed, banned;
   std::vector<double> bias_values;
   std::vector<uint32_t> allowed_bits;
@@ -58,6 +59,7 @@ struct HelperArea {
   // Copies `r`'s inputs here; returns the same request over the copies.
   Request Copy(const Request& r) {
     logits.assign(r.logits.begin(), r.logits.end());
+    logits16.assign(r.logits16.begin(), r.logits16.end());
     prompt.assign(r.prompt.begin(), r.prompt.end());
     generated.assign(r.generated.begin(), r.generated.end());
     bias_ids.assign(r.bias.ids.begin(), r.bias.ids.end());
@@ -66,7 +68,7 @@ struct HelperArea {
     banned.assign(r.mask.banned.begin(), r.mask.banned.end());
     allowed_bits.assign(r.mask.allowed_bits.begin(), r.mask.allowed_bits.end());
     return {logits, prompt, generated, r.params, {bias_ids, bias_values},
-            {allowed, banned, allowed_bits}};
+            {allowed, banned, allowed_bits}, logits16, r.logits_type};
   }
 };
 

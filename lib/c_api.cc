@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -88,14 +89,42 @@ exactsample::SamplingParams ToParams(const exactsample_params& p) {
           p.frequency_penalty, p.top_k, p.top_p, p.min_p};
 }
 
-exactsample::Request ToRequest(const float* logits, size_t vocab,
+// A caller's row: f32 values or 16-bit words of `type`.
+struct CRow {
+  const void* data;
+  exactsample::LogitType type;
+
+  size_t WordSize() const {
+    return type == exactsample::LogitType::f32 ? sizeof(float) : sizeof(uint16_t);
+  }
+  // Row i of a matrix with row_stride words per row.
+  CRow Row(size_t i, size_t row_stride) const {
+    return {static_cast<const unsigned char*>(data) + i * row_stride * WordSize(), type};
+  }
+};
+
+// A C logits_type argument as the C++ type; nullopt for any other int.
+std::optional<exactsample::LogitType> HalfType(int logits_type) {
+  if (logits_type == EXACTSAMPLE_LOGITS_F16) return exactsample::LogitType::f16;
+  if (logits_type == EXACTSAMPLE_LOGITS_BF16) return exactsample::LogitType::bf16;
+  return std::nullopt;
+}
+
+exactsample::Request ToRequest(CRow logits, size_t vocab,
                                const int32_t* prompt, size_t prompt_len,
                                const int32_t* generated, size_t generated_len,
                                const exactsample_params& params) {
-  return {{logits, vocab},
-          {prompt, prompt_len},
-          {generated, generated_len},
-          ToParams(params)};
+  exactsample::Request r{{},
+                         {prompt, prompt_len},
+                         {generated, generated_len},
+                         ToParams(params)};
+  r.logits_type = logits.type;
+  if (logits.type == exactsample::LogitType::f32) {
+    r.logits = {static_cast<const float*>(logits.data), vocab};
+  } else {
+    r.logits16 = {static_cast<const uint16_t*>(logits.data), vocab};
+  }
+  return r;
 }
 
 // Whether an exactsample_extras is well formed: its struct_size, an array
@@ -140,12 +169,12 @@ const std::vector<exactsample::TargetInfo>& CompiledTargets() {
 // extras[i], when extras is not null) and hands each row's (status, id,
 // logprob) to write(i, ...).
 template <class Write>
-exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
+exactsample_status SampleBatch(exactsample_sampler* s, CRow logits,
                                size_t rows, size_t vocab, size_t row_stride,
                                const exactsample_row* row_requests,
                                const exactsample_extras* extras, int threads,
                                bool logprob, Write&& write) {
-  if (logits == nullptr || row_requests == nullptr) {
+  if (logits.data == nullptr || row_requests == nullptr) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
                 "logits or row_requests is NULL");
   }
@@ -154,10 +183,11 @@ exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
                 "row_stride " + std::to_string(row_stride) +
                     " is smaller than vocab " + std::to_string(vocab));
   }
-  // The caller's arrays must fit in memory: rows * row_stride floats, and
+  // The caller's arrays must fit in memory: rows * row_stride words, and
   // a result per row.
-  const size_t per_row = std::max({row_stride * sizeof(float), sizeof(exactsample_token)});
-  if (row_stride > PTRDIFF_MAX / sizeof(float) || rows > PTRDIFF_MAX / per_row) {
+  const size_t word = logits.WordSize();
+  if (row_stride > PTRDIFF_MAX / word ||
+      rows > PTRDIFF_MAX / std::max({row_stride * word, sizeof(exactsample_token)})) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
                 std::to_string(rows) + " rows of stride " + std::to_string(row_stride) +
                     " exceed the address space");
@@ -176,7 +206,7 @@ exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
       // A malformed row is marked by a null generator; sample_batch reports it.
       exactsample::Request request;
       if (ok) {
-        request = ToRequest(logits + i * row_stride, vocab, r.prompt, r.prompt_len,
+        request = ToRequest(logits.Row(i, row_stride), vocab, r.prompt, r.prompt_len,
                             r.generated, r.generated_len, *r.params);
         if (extras != nullptr) request = WithExtras(request, extras[i]);
       }
@@ -216,6 +246,57 @@ exactsample_status SampleBatch(exactsample_sampler* s, const float* logits,
     }
     return first;
   });
+}
+
+// exactsample_sample_ex and _ex16 after their sampler check.
+exactsample_status SampleOne(exactsample_sampler* s, CRow logits, size_t vocab,
+                             const int32_t* prompt, size_t prompt_len,
+                             const int32_t* generated, size_t generated_len,
+                             const exactsample_params* params,
+                             const exactsample_extras* extras, exactsample_rng* rng,
+                             int32_t* id, double* logprob) {
+  if ((logits.data == nullptr && vocab != 0) || !IdsOk(prompt, prompt_len) ||
+      !IdsOk(generated, generated_len) || rng == nullptr || id == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "a required pointer is NULL (logits, ids with a length, rng "
+                "or id)");
+  }
+  if (!ParamsOk(params)) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "params is NULL or its struct_size is not "
+                "sizeof(exactsample_params); call exactsample_params_init");
+  }
+  exactsample_extras none{};
+  none.struct_size = sizeof none;
+  const exactsample_extras& x = extras != nullptr ? *extras : none;
+  if (!ExtrasOk(x)) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+                "extras: struct_size is not sizeof(exactsample_extras), an array "
+                "with a length is NULL, or top_logprobs > 0 without top_ids and "
+                "top_logprob_values");
+  }
+  return Guard(s, [&] {
+    Pcg32 g = ToPcg(*rng);
+    exactsample::SampleOptions options;
+    options.engine = s->engine;
+    options.logprob = logprob != nullptr;
+    options.threads = s->threads;
+    const exactsample::Request request = WithExtras(
+        ToRequest(logits, vocab, prompt, prompt_len, generated, generated_len, *params), x);
+    const auto t = exactsample::sample(request, g, s->workspace, options);
+    if (!t) return Fail(s, StatusOf(t.error().code), t.error().message);
+    FromPcg(g, rng);
+    *id = t->id;
+    if (logprob != nullptr) *logprob = t->logprob;
+    WriteExtras(*t, x);
+    return EXACTSAMPLE_OK;
+  });
+}
+
+exactsample_status BadHalfType(exactsample_sampler* s, int logits_type) {
+  return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
+              "logits_type = " + std::to_string(logits_type) +
+                  ": a 16-bit row is EXACTSAMPLE_LOGITS_F16 (1) or EXACTSAMPLE_LOGITS_BF16 (2)");
 }
 
 }  // namespace
@@ -324,42 +405,24 @@ exactsample_status exactsample_sample_ex(exactsample_sampler* s, const float* lo
                                          double* logprob) {
   if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   s->last_error.clear();
-  if ((logits == nullptr && vocab != 0) || !IdsOk(prompt, prompt_len) ||
-      !IdsOk(generated, generated_len) || rng == nullptr || id == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "a required pointer is NULL (logits, ids with a length, rng "
-                "or id)");
-  }
-  if (!ParamsOk(params)) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "params is NULL or its struct_size is not "
-                "sizeof(exactsample_params); call exactsample_params_init");
-  }
-  exactsample_extras none{};
-  none.struct_size = sizeof none;
-  const exactsample_extras& x = extras != nullptr ? *extras : none;
-  if (!ExtrasOk(x)) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "extras: struct_size is not sizeof(exactsample_extras), an array "
-                "with a length is NULL, or top_logprobs > 0 without top_ids and "
-                "top_logprob_values");
-  }
-  return Guard(s, [&] {
-    Pcg32 g = ToPcg(*rng);
-    exactsample::SampleOptions options;
-    options.engine = s->engine;
-    options.logprob = logprob != nullptr;
-    options.threads = s->threads;
-    const exactsample::Request request = WithExtras(
-        ToRequest(logits, vocab, prompt, prompt_len, generated, generated_len, *params), x);
-    const auto t = exactsample::sample(request, g, s->workspace, options);
-    if (!t) return Fail(s, StatusOf(t.error().code), t.error().message);
-    FromPcg(g, rng);
-    *id = t->id;
-    if (logprob != nullptr) *logprob = t->logprob;
-    WriteExtras(*t, x);
-    return EXACTSAMPLE_OK;
-  });
+  return SampleOne(s, {logits, exactsample::LogitType::f32}, vocab, prompt, prompt_len,
+                   generated, generated_len, params, extras, rng, id, logprob);
+}
+
+exactsample_status exactsample_sample_ex16(exactsample_sampler* s, const uint16_t* logits,
+                                           int logits_type, size_t vocab,
+                                           const int32_t* prompt, size_t prompt_len,
+                                           const int32_t* generated, size_t generated_len,
+                                           const exactsample_params* params,
+                                           const exactsample_extras* extras,
+                                           exactsample_rng* rng, int32_t* id,
+                                           double* logprob) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  const auto type = HalfType(logits_type);
+  if (!type) return BadHalfType(s, logits_type);
+  return SampleOne(s, {logits, *type}, vocab, prompt, prompt_len, generated, generated_len,
+                   params, extras, rng, id, logprob);
 }
 
 exactsample_status exactsample_sample_batch(exactsample_sampler* s,
@@ -382,8 +445,8 @@ exactsample_status exactsample_sample_batch_arrays(
   if (statuses == nullptr || ids == nullptr) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "statuses or ids is NULL");
   }
-  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, nullptr, threads,
-                     /*logprob=*/logprobs != nullptr,
+  return SampleBatch(s, {logits, exactsample::LogitType::f32}, rows, vocab, row_stride,
+                     row_requests, nullptr, threads, /*logprob=*/logprobs != nullptr,
                      [&](size_t i, exactsample_status status, int32_t id,
                          double logprob) {
                        statuses[i] = status;
@@ -402,8 +465,26 @@ exactsample_status exactsample_sample_batch_ex(
   if (results == nullptr) {
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
   }
-  return SampleBatch(s, logits, rows, vocab, row_stride, row_requests, extras, threads,
-                     /*logprob=*/true,
+  return SampleBatch(s, {logits, exactsample::LogitType::f32}, rows, vocab, row_stride,
+                     row_requests, extras, threads, /*logprob=*/true,
+                     [&](size_t i, exactsample_status status, int32_t id,
+                         double logprob) { results[i] = {status, id, logprob}; });
+}
+
+exactsample_status exactsample_sample_batch_ex16(
+    exactsample_sampler* s, const uint16_t* logits, int logits_type, size_t rows,
+    size_t vocab, size_t row_stride, const exactsample_row* row_requests,
+    const exactsample_extras* extras, exactsample_token* results, int threads) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  const auto type = HalfType(logits_type);
+  if (!type) return BadHalfType(s, logits_type);
+  if (rows == 0) return EXACTSAMPLE_OK;
+  if (results == nullptr) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
+  }
+  return SampleBatch(s, {logits, *type}, rows, vocab, row_stride, row_requests, extras,
+                     threads, /*logprob=*/true,
                      [&](size_t i, exactsample_status status, int32_t id,
                          double logprob) { results[i] = {status, id, logprob}; });
 }

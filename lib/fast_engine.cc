@@ -10,16 +10,16 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   Plan plan{};
   plan.threads = options.threads;
   plan.exp = simd::CallerExp();  // this thread's floating-point mode
-  plan.top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < request.logits.size();
+  plan.top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < request.vocab();
   plan.mask = !request.mask.allowed.empty() || !request.mask.banned.empty() ||
               !request.mask.allowed_bits.empty();
   plan.adjust = plan.mask || !request.bias.ids.empty();
   plan.top_logprobs = static_cast<size_t>(p.top_logprobs);
   plan.logprob = options.logprob || options.trace != nullptr || plan.top_logprobs > 0;
   plan.shared_softmax = p.temperature == 1.0 && !plan.top_k;
-  plan.f32_row = plan.shared_softmax && p.top_p >= 1.0 && p.min_p == 0.0 &&
-                 options.trace == nullptr && !plan.adjust &&
-                 !PenaltiesApply(request);
+  plan.f32_row = request.logits_type == LogitType::f32 && plan.shared_softmax &&
+                 p.top_p >= 1.0 && p.min_p == 0.0 && options.trace == nullptr &&
+                 !plan.adjust && !PenaltiesApply(request);
   return plan;
 }
 
@@ -28,8 +28,8 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const SamplingParams& p = request.params;
   const Plan plan = Plan::Of(request, options);
   TraceRecorder trace(options.trace);
-  ws.Reserve(request.logits.size());
-  if (RowTeam(request.logits.size(), plan.threads) > 1) threads::WakeHelpers(ws.executor.get());
+  ws.Reserve(request.vocab());
+  if (RowTeam(request.vocab(), plan.threads) > 1) threads::WakeHelpers(ws.executor.get());
 
   const Result<Logits> logits = PenalizedLogits(request, plan, ws);
   if (!logits) return logits.error();

@@ -32,7 +32,7 @@ Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
   PenaltyOutcome out{max_before, false};
   if (!PenaltiesApply(request)) return out;
 
-  if (counts.size() < request.logits.size()) counts.resize(request.logits.size());
+  if (counts.size() < request.vocab()) counts.resize(request.vocab());
   for (const int32_t id : request.generated) counts[static_cast<size_t>(id)] += 2;
   if (repetition) {
     for (const int32_t id : request.prompt) counts[static_cast<size_t>(id)] |= 1;
@@ -118,16 +118,16 @@ bool PenaltiesApply(const Request& request) {
 
 Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
                                detail::WorkspaceImpl& ws) {
-  const size_t n = request.logits.size();
-  const float* const x = request.logits.data();
+  const size_t n = request.vocab();
+  const simd::Row x = simd::Row::Of(request);
   double* const l = plan.f32_row ? nullptr : ws.l.data();
   // Step 1 and the mask, checking the row and finding the largest logit
   // after the mask in the same pass.
   const simd::WidenResult widened =
       WidenMaxPass(x, n, l, {plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr});
-  if (widened.bad) return *checks::LogitValues(request.logits);
+  if (widened.bad) return *checks::LogitValues(request);
   if (widened.max == -INFINITY) {  // a finite bias leaves -inf logits -inf
-    if (auto e = checks::LogitValues(request.logits)) return *e;
+    if (auto e = checks::LogitValues(request)) return *e;
     return checks::AllMaskedOut();
   }
   double max = widened.max;
@@ -142,7 +142,8 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;
   }
   if (auto e = checks::MaxAfterPenalties(max, request.params)) return *e;
-  return Logits{x, l, n, max};
+  return Logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
+                max};
 }
 
 }  // namespace exactsample

@@ -20,9 +20,10 @@ int RowTeam(size_t n, int threads) {
       n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxRowThreads))));
 }
 
-simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out,
+simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
                                simd::AllowedIds allowed) {
-  return l_out != nullptr ? simd::WidenMax(x, n, l_out, allowed) : simd::CheckedMax(x, n);
+  return l_out != nullptr ? simd::WidenMax(x, n, l_out, allowed)
+                          : simd::CheckedMax(x.As<LogitType::f32>(), n);
 }
 
 void RowJob::Help() {

@@ -27,11 +27,12 @@ namespace exactsample {
 // use this many).
 inline constexpr int kMaxRowThreads = 64;
 
-// Step 1 with its check: simd::WidenMax (with the mask `allowed`); l_out
-// null: simd::CheckedMax (the f32 row is read, nothing stored, no mask).
+// Step 1 with its check: simd::WidenMax (with the mask `allowed`; x f32, f16
+// or bf16); l_out null: simd::CheckedMax (an f32 row is read, nothing
+// stored, no mask).
 // Always on the calling thread alone: a helper would read the caller's row
 // for all of the pass, and the caller would have to wait for it.
-simd::WidenResult WidenMaxPass(const float* x, size_t n, double* l_out,
+simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
                                simd::AllowedIds allowed = {});
 
 // The number of threads a row of n ids is split across for `threads` asked:

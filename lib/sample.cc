@@ -15,7 +15,7 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 
 Result<std::monostate> validate(const Request& request) {
   if (auto e = checks::ParamsAndIds(request)) return *e;
-  if (auto e = checks::LogitValues(request.logits)) return *e;
+  if (auto e = checks::LogitValues(request)) return *e;
   return std::monostate{};
 }
 

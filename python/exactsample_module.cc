@@ -59,18 +59,28 @@ py::object SampleErrorObject(const xs::Error& e) {
 
 // --------------------------------------------------------------- inputs
 
-// One f32 row or a rows x V block as the library reads it: the caller's
-// memory when each row is contiguous and aligned, else a packed copy (`data`
-// then points into `copy`, whose buffer moves with it).
+// One row or a rows x V block (f32, or 16-bit words of f16 or bf16) as the
+// library reads it: the caller's memory when each row is contiguous and
+// aligned, else a packed copy (`data` then points into `copy` or `copy16`,
+// whose buffers move with them).
 struct Rows {
   py::array owner;          // keeps the memory alive while the GIL is released
   const char* data = nullptr;
   ssize_t rows = 0, vocab = 0, row_stride = 0;  // row_stride in bytes
+  xs::LogitType type = xs::LogitType::f32;
   std::vector<float> copy;  // used only for strided or unaligned input
+  std::vector<uint16_t> copy16;
 
-  std::span<const float> Row(ssize_t i) const {
-    return {reinterpret_cast<const float*>(data + i * row_stride),
-            static_cast<size_t>(vocab)};
+  const void* Address(ssize_t i) const { return data + i * row_stride; }
+  // `request` reading row i.
+  xs::Request Apply(xs::Request request, ssize_t i) const {
+    request.logits_type = type;
+    if (type == xs::LogitType::f32) {
+      request.logits = {static_cast<const float*>(Address(i)), static_cast<size_t>(vocab)};
+    } else {
+      request.logits16 = {static_cast<const uint16_t*>(Address(i)), static_cast<size_t>(vocab)};
+    }
+    return request;
   }
 };
 
@@ -78,8 +88,41 @@ std::string TypeName(py::handle obj) {
   return py::str(py::type::handle_of(obj).attr("__qualname__"));
 }
 
+// The row type of array `a` given the dtype keyword (None, "f32", "f16" or
+// "bf16"): float32 and float16 arrays are f32 and f16 rows, 16-bit integer
+// arrays are words of the type the keyword names (bf16 has no numpy dtype).
+xs::LogitType RowType(const py::array& a, py::handle dtype, const char* field) {
+  const bool f32 = a.dtype().equal(py::dtype::of<float>());
+  const bool f16 = a.dtype().equal(py::dtype("float16"));
+  const bool words = a.dtype().equal(py::dtype::of<uint16_t>()) ||
+                     a.dtype().equal(py::dtype::of<int16_t>());
+  const std::string have = py::str(a.dtype());
+  const std::string name = dtype.is_none() ? "" : std::string(py::str(dtype));
+  if (!name.empty() && name != "f32" && name != "f16" && name != "bf16") {
+    Raise(xs::ErrorCode::invalid_parameter, "dtype",
+          "dtype = " + std::string(py::repr(dtype)) + ": must be 'f32', 'f16' or 'bf16'");
+  }
+  if ((name.empty() || name == "f32") && f32) return xs::LogitType::f32;
+  if ((name.empty() || name == "f16") && f16) return xs::LogitType::f16;
+  if (name == "f16" && words) return xs::LogitType::f16;
+  if (name == "bf16" && words) return xs::LogitType::bf16;
+  std::string why = std::string(field) + ": dtype " + have;
+  if (name.empty()) {
+    why += words ? "; 16-bit words need dtype='bf16' or dtype='f16' to say which"
+                 : "; logits are float32 or float16 (native byte order), or 16-bit words "
+                   "with dtype='bf16': convert with a.astype(numpy.float32) or t.float(), "
+                   "or pass a bfloat16 tensor as t.view(torch.int16) with dtype='bf16'";
+  } else {
+    why += " does not hold " + name + " logits: " +
+           (name == "f32" ? std::string("pass a float32 array")
+                          : "pass 16-bit words (uint16 or int16)" +
+                                std::string(name == "f16" ? " or a float16 array" : ""));
+  }
+  Raise(xs::ErrorCode::invalid_logits, field, why);
+}
+
 // `ndim` is 1 for sample and 2 for sample_batch. Errors say what to pass.
-Rows ReadRows(py::handle obj, int ndim, const char* field) {
+Rows ReadRows(py::handle obj, int ndim, const char* field, py::handle dtype = py::none()) {
   const std::string want = ndim == 1 ? "a 1-D float32 array (shape (V,))"
                                      : "a 2-D float32 array (rows x V)";
   // numpy arrays as they are; buffers and __array__ (torch CPU tensors) as
@@ -90,34 +133,38 @@ Rows ReadRows(py::handle obj, int ndim, const char* field) {
           std::string(field) + ": " + TypeName(obj) + " is not an array: pass " + want +
               " (numpy, a torch CPU tensor detached from autograd, or a buffer)");
   }
-  if (!a.dtype().equal(py::dtype::of<float>())) {
-    const std::string dtype = py::str(a.dtype());
-    Raise(xs::ErrorCode::invalid_logits, field,
-          std::string(field) + ": dtype " + dtype + "; the spec's logits are float32 "
-              "(native byte order): convert with a.astype(numpy.float32) or t.float()");
-  }
+  Rows r;
+  r.type = RowType(a, dtype, field);
+  const ssize_t word = r.type == xs::LogitType::f32 ? 4 : 2;
   if (a.ndim() != ndim) {
     Raise(xs::ErrorCode::invalid_logits, field,
           std::string(field) + ": a " + std::to_string(a.ndim()) + "-D array; pass " + want +
               (ndim == 1 ? "; sample_batch takes rows x V" : "; sample takes one row"));
   }
-  Rows r;
   r.rows = ndim == 1 ? 1 : a.shape(0);
   r.vocab = a.shape(ndim - 1);
   r.data = static_cast<const char*>(a.data());
   r.row_stride = ndim == 1 ? 0 : a.strides(0);
   const bool aligned = (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
-  if ((a.strides(ndim - 1) != sizeof(float) && r.vocab > 1) || !aligned) {
+  if ((a.strides(ndim - 1) != word && r.vocab > 1) || !aligned) {
     // A strided or unaligned view: packed into a copy.
-    r.copy.resize(static_cast<size_t>(r.rows * r.vocab));
+    const size_t count = static_cast<size_t>(r.rows * r.vocab);
+    char* out = nullptr;
+    if (word == 4) {
+      r.copy.resize(count);
+      out = reinterpret_cast<char*>(r.copy.data());
+    } else {
+      r.copy16.resize(count);
+      out = reinterpret_cast<char*>(r.copy16.data());
+    }
     for (ssize_t i = 0; i < r.rows; ++i) {
       for (ssize_t j = 0; j < r.vocab; ++j) {
         const char* p = r.data + i * r.row_stride + j * a.strides(ndim - 1);
-        std::memcpy(&r.copy[static_cast<size_t>(i * r.vocab + j)], p, sizeof(float));
+        std::memcpy(out + (i * r.vocab + j) * word, p, static_cast<size_t>(word));
       }
     }
-    r.data = reinterpret_cast<const char*>(r.copy.data());
-    r.row_stride = static_cast<ssize_t>(r.vocab * sizeof(float));
+    r.data = out;
+    r.row_stride = r.vocab * word;
   }
   r.owner = std::move(a);
   return r;
@@ -239,13 +286,14 @@ const xs::SamplingParams& ParamsOrDefault(const xs::SamplingParams* params) {
 xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32& rng,
                  py::handle prompt, py::handle generated, std::string_view engine,
                  bool logprob, py::handle logit_bias, py::handle allowed, py::handle banned,
-                 py::handle bitmask) {
+                 py::handle bitmask, py::handle dtype) {
   const xs::SampleOptions options = Options(engine, logprob);
-  const Rows row = ReadRows(logits, 1, "logits");
+  const Rows row = ReadRows(logits, 1, "logits", dtype);
   const Ids p = ReadIds(prompt, "prompt", row.vocab);
   const Ids g = ReadIds(generated, "generated", row.vocab);
   const Features f = ReadFeatures(logit_bias, allowed, banned, bitmask, row.vocab);
-  const xs::Request req{row.Row(0), p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()};
+  const xs::Request req =
+      row.Apply({{}, p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()}, 0);
   // The generator is copied in and out, so that a thread sharing it cannot
   // see it half-written; an error leaves it as it was.
   xs::Pcg32 local = rng;
@@ -261,13 +309,13 @@ xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32&
 
 void Validate(py::handle logits, const xs::SamplingParams* params, py::handle prompt,
               py::handle generated, py::handle logit_bias, py::handle allowed,
-              py::handle banned, py::handle bitmask) {
-  const Rows row = ReadRows(logits, 1, "logits");
+              py::handle banned, py::handle bitmask, py::handle dtype) {
+  const Rows row = ReadRows(logits, 1, "logits", dtype);
   const Ids p = ReadIds(prompt, "prompt", row.vocab);
   const Ids g = ReadIds(generated, "generated", row.vocab);
   const Features f = ReadFeatures(logit_bias, allowed, banned, bitmask, row.vocab);
   const auto r = xs::validate(
-      {row.Row(0), p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()});
+      row.Apply({{}, p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()}, 0));
   if (!r) throw SampleErrorThrow{r.error()};
 }
 
@@ -290,9 +338,10 @@ py::object PerRow(py::handle arg, ssize_t i, ssize_t rows, const char* field,
 py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
                      py::handle prompts, py::handle generated, int threads,
                      std::string_view engine, bool logprob, py::handle logit_bias,
-                     py::handle allowed, py::handle banned, py::handle bitmask) {
+                     py::handle allowed, py::handle banned, py::handle bitmask,
+                     py::handle dtype) {
   const xs::SampleOptions options = Options(engine, logprob);
-  const Rows block = ReadRows(rows, 2, "rows");
+  const Rows block = ReadRows(rows, 2, "rows", dtype);
   const ssize_t n = block.rows;
   std::vector<Ids> ids;  // prompt and generated of each row
   std::vector<Features> features;
@@ -323,8 +372,9 @@ py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
         PerRow(bitmask, i, n, "allowed_bitmask", false), block.vocab));
     owners.push_back(rng);
     local.push_back(*rng);
-    batch.push_back({{block.Row(i), ids[ids.size() - 2].ids, ids.back().ids,
-                      ParamsOrDefault(row_params), f.Bias(), f.Mask()},
+    batch.push_back({block.Apply({{}, ids[ids.size() - 2].ids, ids.back().ids,
+                                  ParamsOrDefault(row_params), f.Bias(), f.Mask()},
+                                 i),
                      &local.back()});
   }
   thread_local xs::BatchWorkspace workspace;
@@ -516,8 +566,11 @@ PYBIND11_MODULE(_exactsample, m) {
         "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
         "logprob"_a = true, "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
         "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
-        "Samples one token from a 1-D float32 row (read in place when contiguous),\n"
-        "advancing rng by 2 draws (0 when greedy). Raises SampleError on bad input,\n"
+        "dtype"_a = py::none(),
+        "Samples one token from a 1-D float32 or float16 row, or 16-bit words with\n"
+        "dtype='bf16' (or 'f16'), read in place when contiguous; a 16-bit row gives\n"
+        "what the row widened to float32 gives. It advances rng by 2 draws (0 when\n"
+        "greedy). Raises SampleError on bad input,\n"
         "leaving rng untouched. The GIL is released while sampling. logit_bias\n"
         "({id: bias}, keys ints or decimal strings), allowed_token_ids,\n"
         "banned_token_ids and allowed_bitmask (numpy uint32 words, bit i % 32 of\n"
@@ -525,14 +578,16 @@ PYBIND11_MODULE(_exactsample, m) {
   m.def("validate", &Validate, "logits"_a, "params"_a.none(true), py::kw_only(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "logit_bias"_a = py::none(),
         "allowed_token_ids"_a = py::none(), "banned_token_ids"_a = py::none(),
-        "allowed_bitmask"_a = py::none(),
+        "allowed_bitmask"_a = py::none(), "dtype"_a = py::none(),
         "Checks a request without sampling; raises SampleError.");
   m.def("sample_batch", &SampleBatch, "rows"_a, "params"_a.none(true), "rngs"_a,
         py::kw_only(), "prompts"_a = py::none(), "generated"_a = py::none(),
         "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true,
         "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
         "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
-        "One token per row of a 2-D float32 array (rows x V): params is one\n"
+        "dtype"_a = py::none(),
+        "One token per row of a 2-D array (rows x V; float32, float16, or 16-bit\n"
+        "words with dtype='bf16' or 'f16', as in sample): params is one\n"
         "SamplingParams for all rows or one per row, rngs one generator per row.\n"
         "Returns a list of Token, or SampleError for a bad row (not raised); the\n"
         "result of a row does not depend on the others or on threads (0: the\n"
@@ -542,10 +597,10 @@ PYBIND11_MODULE(_exactsample, m) {
 
   m.def(
       "_read_address",
-      [](py::handle logits, int ndim) {
-        return reinterpret_cast<uintptr_t>(ReadRows(logits, ndim, "logits").Row(0).data());
+      [](py::handle logits, int ndim, py::handle dtype) {
+        return reinterpret_cast<uintptr_t>(ReadRows(logits, ndim, "logits", dtype).Address(0));
       },
-      "logits"_a, "ndim"_a = 1,
+      "logits"_a, "ndim"_a = 1, "dtype"_a = py::none(),
       "For the tests: the address sample (ndim 1) or sample_batch (ndim 2) reads\n"
       "the first logit from: the caller's buffer, or a copy's for strided input.");
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scalar_ref/order.hpp"
+#include "scalar_ref/twins/half.hpp"
 
 namespace exactsample::checks {
 namespace {
@@ -62,8 +63,31 @@ std::optional<Error> BiasAndMask(const Request& request, size_t vocab) {
 
 }  // namespace
 
+static const char* TypeName(LogitType t) {
+  switch (t) {
+    case LogitType::f16: return "f16";
+    case LogitType::bf16: return "bf16";
+    case LogitType::f32: break;
+  }
+  return "f32";
+}
+
 std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked) {
-  const size_t vocab = request.logits.size();
+  const LogitType type = request.logits_type;
+  if (type != LogitType::f32 && type != LogitType::f16 && type != LogitType::bf16) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 "logits: logits_type = " + std::to_string(static_cast<int>(type)) +
+                     " is not f32, f16 or bf16"};
+  }
+  // The row logits_type does not select must be empty: one row, one type.
+  const bool f32 = type == LogitType::f32;
+  if (f32 ? !request.logits16.empty() : !request.logits.empty()) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 std::string("logits: logits_type = ") + TypeName(type) + " but " +
+                     (f32 ? "16-bit words (logits16)" : "f32 logits") +
+                     " given; give the row in the one its type selects"};
+  }
+  const size_t vocab = request.vocab();
   if (vocab == 0) {
     return Error{ErrorCode::invalid_logits, "logits",
                  "logits: empty (V = 0); at least one logit is needed"};
@@ -124,6 +148,19 @@ std::optional<Error> LogitValues(std::span<const float> logits) {
     const float x = logits[i];
     if (std::isnan(x) || x == INFINITY) return BadLogit(i, x);
     any_finite |= (x != -INFINITY);
+  }
+  if (!any_finite) return AllMasked();
+  return std::nullopt;
+}
+
+std::optional<Error> LogitValues(const Request& request) {
+  if (request.logits_type == LogitType::f32) return LogitValues(request.logits);
+  const twins::Row x = twins::Row::Of(request);
+  bool any_finite = false;
+  for (size_t i = 0; i < request.logits16.size(); ++i) {
+    const float v = x[i];
+    if (std::isnan(v) || v == INFINITY) return BadLogit(i, v);
+    any_finite |= (v != -INFINITY);
   }
   if (!any_finite) return AllMasked();
   return std::nullopt;

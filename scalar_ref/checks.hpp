@@ -11,12 +11,15 @@
 
 namespace exactsample::checks {
 
-// Empty logits, every SamplingParams field, prompt and generated ids (the
+// Empty logits (or the row logits_type does not select given), every
+// SamplingParams field, prompt and generated ids (the
 // generated ones from index `generated_checked` on), the bias (ids, finite
 // values) and the mask (ids, the bitmask's length).
 std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked = 0);
 // The first NaN or +inf logit, or every logit -inf (ascending id scan).
 std::optional<Error> LogitValues(std::span<const float> logits);
+// The same over the request's row, whatever its type (widened to f32).
+std::optional<Error> LogitValues(const Request& request);
 // Error for a logit found NaN or +inf at `id` (used by kernels that detect
 // it in their own pass and then locate it).
 Error BadLogit(size_t id, float value);

@@ -8,6 +8,7 @@
 
 #include "scalar_ref/checks.hpp"
 #include "scalar_ref/order.hpp"
+#include "scalar_ref/twins/half.hpp"
 
 namespace exactsample::scalar_ref {
 namespace {
@@ -15,10 +16,10 @@ namespace {
 using Logits = std::vector<double>;  // indexed by id
 using Ids = std::vector<int32_t>;    // a kept set, ascending ids
 
-// Step 1.
-Logits Widen(std::span<const float> x) {
-  Logits l(x.size());
-  for (size_t i = 0; i < x.size(); ++i) l[i] = static_cast<double>(x[i]);
+// Step 1 (a 16-bit row widened to f32 first: exact).
+Logits Widen(twins::Row x, size_t n) {
+  Logits l(n);
+  for (size_t i = 0; i < n; ++i) l[i] = static_cast<double>(x[i]);
   return l;
 }
 
@@ -162,11 +163,11 @@ Ids MinP(const Logits& t, const Ids& kept, double m) {
 }  // namespace
 
 Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
-  if (auto e = checks::LogitValues(request.logits)) return *e;
+  if (auto e = checks::LogitValues(request)) return *e;
   const SamplingParams& p = request.params;
-  const size_t vocab = request.logits.size();
+  const size_t vocab = request.vocab();
 
-  Logits l = Widen(request.logits);
+  Logits l = Widen(twins::Row::Of(request), vocab);
   BiasAndMask(l, request);
   for (size_t i = 0; i < vocab; ++i) {
     if (l[i] == INFINITY) return checks::BiasedToInfinity(static_cast<int32_t>(i));

@@ -15,6 +15,8 @@
 
 #include "hwy/highway.h"
 #include "simd/reduce-inl.h"
+#include "simd/widen-inl.h"
+#include "scalar_ref/twins/half.hpp"
 #include "scalar_ref/twins/max.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -42,17 +44,19 @@ hn::Mask<D> AllowedLanes(D d, const AllowedIds& allowed, size_t at) {
   return hn::RebindMask(d, hn::TestBit(hn::Set(du, bits), hn::Load(du, kLaneBit)));
 }
 
-// The maximum of x[0, n) and whether some x is NaN or +inf, in lanes of
-// d's type: f64, widening x and storing it to l_out (-inf for the ids
-// `allowed` masks out, when kMasked; the check still reads every x); or
-// f32, twice as many per vector and nothing stored (widening is exact and
-// monotone, so the f32 maximum widened is the f64 one). Two vectors per
+// The maximum of x[0, n) (a row of type t) and whether some x is NaN or
+// +inf, in lanes of d's type: f64, widening x and storing it to l_out (-inf
+// for the ids `allowed` masks out, when kMasked; the check still reads every
+// x); or f32 (an f32 row), twice as many per vector and nothing stored
+// (widening is exact and monotone, so the f32 maximum widened is the f64
+// one). Two vectors per
 // step: independent max chains hide the Max latency.
-template <bool kMasked, class D>
-WidenResult MaxAndCheck(D d, const float* x, size_t n, double* l_out,
+template <bool kMasked, LogitType t, class D>
+WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out,
                         AllowedIds allowed = {}) {
   constexpr bool kWiden = std::is_same_v<hn::TFromD<D>, double>;
   static_assert(kWiden || !kMasked, "a mask applies to the stored row");
+  static_assert(kWiden || t == LogitType::f32, "a 16-bit row is always widened");
   const size_t N = hn::Lanes(d);
   const auto inf = hn::Set(d, INFINITY);
   const auto minus_inf = hn::Set(d, -INFINITY);
@@ -61,25 +65,25 @@ WidenResult MaxAndCheck(D d, const float* x, size_t n, double* l_out,
   // Lanes that saw only values below +inf (false for NaN and +inf).
   auto ok = hn::Eq(max0, max0);
   const auto load = [&](size_t at) {
+    auto v = LoadWidened<t>(d, x + at);
+    ok = hn::And(ok, hn::Lt(v, inf));
     if constexpr (kWiden) {
-      auto v = hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), x + at));
-      ok = hn::And(ok, hn::Lt(v, inf));
       if constexpr (kMasked) v = hn::IfThenElse(AllowedLanes(d, allowed, at), v, minus_inf);
       hn::StoreU(v, d, l_out + at);
-      return v;
-    } else {
-      const auto v = hn::LoadU(d, x + at);
-      ok = hn::And(ok, hn::Lt(v, inf));
-      return v;
     }
+    return v;
   };
   size_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
     max0 = hn::Max(max0, load(i));
     max1 = hn::Max(max1, load(i + N));
   }
-  WidenResult r = kWiden ? twins::WidenMax(x + i, n - i, l_out + i, allowed.From(i))
-                         : twins::CheckedMax(x + i, n - i);
+  WidenResult r;
+  if constexpr (kWiden) {
+    r = twins::WidenMax(twins::Row(x + i, t), n - i, l_out + i, allowed.From(i));
+  } else {
+    r = twins::CheckedMax(x + i, n - i);
+  }
   const double vmax = static_cast<double>(MaxLane(d, hn::Max(max0, max1)));
   r.max = std::max(r.max, vmax) + 0.0;  // +0.0 for a zero maximum
   r.bad |= !hn::AllTrue(d, ok);

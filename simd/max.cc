@@ -10,14 +10,17 @@
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 
-WidenResult WidenMaxImpl(const float* x, size_t n, double* l_out, AllowedIds allowed) {
+WidenResult WidenMaxImpl(Row x, size_t n, double* l_out, AllowedIds allowed) {
   const hn::ScalableTag<double> d;
-  return allowed.words != nullptr ? MaxAndCheck<true>(d, x, n, l_out, allowed)
-                                  : MaxAndCheck<false>(d, x, n, l_out);
+  return twins::VisitRow(x, [&](const auto* words, auto type) {
+    return allowed.words != nullptr
+               ? MaxAndCheck<true, decltype(type)::value>(d, words, n, l_out, allowed)
+               : MaxAndCheck<false, decltype(type)::value>(d, words, n, l_out);
+  });
 }
 
 WidenResult CheckedMaxImpl(const float* x, size_t n) {
-  return MaxAndCheck<false>(hn::ScalableTag<float>(), x, n, nullptr);
+  return MaxAndCheck<false, LogitType::f32>(hn::ScalableTag<float>(), x, n, nullptr);
 }
 
 double MaxImpl(const double* l, size_t n) {
@@ -39,7 +42,7 @@ HWY_EXPORT(CheckedMaxImpl);
 HWY_EXPORT(MaxImpl);
 HWY_EXPORT(FindFirstImpl);
 
-WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed) {
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
   return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out, allowed);
 }
 

@@ -11,14 +11,16 @@
 namespace exactsample::simd {
 
 using twins::AllowedIds;
+using twins::Row;
 using twins::WidenResult;
 
-// l_out[i] = f64(x[i]), -inf for the ids `allowed` masks out; the largest l
+// l_out[i] = f64(x[i]) (x of any LogitType, widened), -inf for the ids `allowed` masks out; the largest l
 // (+0.0 for a zero maximum, -inf when every l is -inf) and whether some x,
 // masked or not, is NaN or +inf (max is then unspecified).
-WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed = {});
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {});
 
-// WidenMax without the widened row: the largest f64(x[i]) and the check.
+// WidenMax without the widened row, for an f32 row: the largest f64(x[i])
+// and the check.
 WidenResult CheckedMax(const float* x, size_t n);
 
 // The largest of l[0..n), n >= 1, no NaN; a zero maximum is +0.0.

@@ -43,7 +43,7 @@ def write_npy(path, rows, dtype="<f4", one_d=False):
     shape = f"({v},)" if one_d else f"({len(rows)}, {v})"
     header = f"{{'descr': '{dtype}', 'fortran_order': False, 'shape': {shape}, }}"
     header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
-    fmt = {"<f4": "<f", "<f8": "<d", ">f4": ">f"}[dtype]
+    fmt = {"<f4": "<f", "<f8": "<d", ">f4": ">f", "<f2": "<e", ">f2": ">e"}[dtype]
     data = b"".join(struct.pack(fmt, x) for row in rows for x in row)
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) +
@@ -194,11 +194,13 @@ class AuditTest(cli_harness.TempDirTest):
             {"name": "d", "seed": 8, "steps": 2},  # row 3 % 3 = 0
         ]
         row_of = [0, 2, 2, 0]
-        for dtype in ("<f4", "<f8"):
+        # f16: the engines read the words, the transcription the f16 values.
+        halves = [[struct.unpack("<e", struct.pack("<e", x))[0] for x in row] for row in rows]
+        for dtype, values in (("<f4", rows), ("<f8", rows), ("<f2", halves)):
             write_npy(self.path("x.npy"), rows, dtype)
             write_lines(self.path("r.jsonl"), requests)
             cases = [dict({k: v for k, v in r.items() if k != "row"},
-                          logits=rows[row_of[i]]) for i, r in enumerate(requests)]
+                          logits=values[row_of[i]]) for i, r in enumerate(requests)]
             replay_cases.write_cases(self.path("same.json"), cases)
             write_lines(self.path("py.jsonl"), python_output(self.path("same.json")))
             status, out, err = audit("--logits", self.path("x.npy"), "--requests",
@@ -219,10 +221,12 @@ class AuditTest(cli_harness.TempDirTest):
         self.assertEqual(self.summary(out)["tokens"], 12)
 
     def test_bad_npy_and_requests_exit_2_with_the_reason(self):
-        write_npy(self.path("big.npy"), self.rows(1, 8), ">f4")
-        status, _, err = audit("--logits", self.path("big.npy"))
-        self.assertEqual(status, 2)
-        self.assertIn("big-endian", err)
+        for dtype in (">f4", ">f2"):
+            write_npy(self.path("big.npy"), self.rows(1, 8), dtype)
+            status, _, err = audit("--logits", self.path("big.npy"))
+            self.assertEqual(status, 2)
+            self.assertIn("big-endian", err)
+            self.assertIn(f"a.astype('<{dtype[1:]}')", err)
         write_npy(self.path("x.npy"), self.rows(2, 8))
         with open(self.path("x.npy"), "rb") as f:
             cut = f.read()[:-3]

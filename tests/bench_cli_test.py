@@ -23,7 +23,7 @@ import cli_harness  # noqa: E402
 CLI = None  # set by main()
 CONFIGS = ["plain", "topk40", "topp", "minp", "full", "greedy"]
 FIELDS = ["engine", "config", "vocab", "target", "threads", "logprob", "median_us",
-          "min_us", "iters", "batch", "contend", "architecture", "emulator"]
+          "min_us", "iters", "batch", "contend", "dtype", "architecture", "emulator"]
 
 
 def bench(*args):
@@ -57,7 +57,8 @@ class BenchCliTest(cli_harness.TempDirTest):
             self.assertIsInstance(r["min_us"], float)
             self.assertGreater(r["min_us"], 0)
             self.assertLessEqual(r["min_us"], r["median_us"])
-            self.assertEqual((r["vocab"], r["threads"], r["logprob"]), (4096, 1, True))
+            self.assertEqual((r["vocab"], r["threads"], r["logprob"], r["dtype"]),
+                             (4096, 1, True, "f32"))
         cells = {(r["config"], r["engine"]): r for r in rows}
         expected = [("floor", "fast"), ("floor-scalar", "scalar")] + [
             (c, e) for c in CONFIGS for e in ("reference", "fast")]
@@ -87,6 +88,42 @@ class BenchCliTest(cli_harness.TempDirTest):
                           "--engine", "fast", "--threads", "1,2,3")
         self.assertEqual([(r["config"], r["threads"]) for r in rows],
                          [("floor", 1), ("plain", 1), ("plain", 2), ("plain", 3)])
+
+    def test_dtypes_each_get_their_rows_and_a_ratio(self):
+        # Engine rows per type in the order given (floor rows stay f32);
+        # with --threads, each type at each count; batches too.
+        rows = bench_json("--vocab", "3000", "--iters", "3", "--config", "plain,topk40",
+                          "--dtype", "f32,bf16,f16")
+        self.assertEqual(
+            [(r["config"], r["engine"], r["dtype"]) for r in rows],
+            [("floor", "fast", "f32")] +
+            [(c, e, d) for c in ("plain", "topk40") for d in ("f32", "bf16", "f16")
+             for e in ("reference", "fast")])
+        rows = bench_json("--vocab", "40000", "--iters", "2", "--config", "plain",
+                          "--engine", "fast", "--dtype", "bf16", "--threads", "1,2",
+                          "--batch", "2")
+        self.assertEqual([(r["dtype"], r["threads"]) for r in rows],
+                         [("f32", 1), ("bf16", 1), ("bf16", 2)])
+        status, out, err = bench("--vocab", "3000", "--iters", "3", "--engine", "fast",
+                                 "--dtype", "f32,bf16,f16")
+        self.assertEqual(status, 0, err)
+        self.assertIn("median in each row type / median in f32", out)
+        for c in CONFIGS:
+            self.assertRegex(out, rf"\n{c} +\d+\.\d\d +\d+\.\d\d\n")
+        # A 16-bit file row, timed in f16: its values exactly.
+        import numpy as np
+        np.save(self.path("row.npy"), np.linspace(-5, 5, 999).astype(np.float16))
+        rows = bench_json("--logits", self.path("row.npy"), "--iters", "2", "--config",
+                          "greedy", "--engine", "fast", "--dtype", "f16")
+        self.assertEqual([(r["vocab"], r["dtype"]) for r in rows], [(999, "f32"), (999, "f16")])
+        # A row whose values overflow f16: refused naming the option and type.
+        values = [70000.0, 1.0, 2.0]
+        with open(self.path("big.f32"), "wb") as f:
+            f.write(struct.pack("<3f", *values))
+        status, _, err = bench("--logits", self.path("big.f32"), "--dtype", "f16")
+        self.assertEqual(status, 2)
+        self.assertIn("--dtype f16", err)
+        self.assertIn("logits[0] = inf", err)
 
     def test_row_seed_batch_and_contention(self):
         # Another seed of the standard row: the same kind of row, other times.
@@ -179,7 +216,9 @@ class BenchCliTest(cli_harness.TempDirTest):
                 (["--vocab", "0"], "vocab"),
                 (["--row-seed", "3", "--logits", self.path("row.f32")], "excludes"),
                 (["--batch", "0"], "batch"),
-                (["--contend", "-1"], "contend")]:
+                (["--contend", "-1"], "contend"),
+                (["--dtype", "f8"], "--dtype: f8"),
+                (["--dtype", "f32,bf8"], "bf8")]:
             status, _, err = bench(*args)
             self.assertEqual(status, 2, args)
             self.assertIn(reason, err, args)

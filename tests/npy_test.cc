@@ -96,6 +96,35 @@ TEST(Npy, F64IsRoundedToNearestF32) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(Bits(m.values[i]), Bits(want[i])) << i;
 }
 
+// '<f2': the words as little-endian bytes, kept (Matrix::words, row16) and
+// widened exactly into values: subnormals, signed zeros, infinities, NaN.
+TEST(Npy, F16KeepsItsWordsAndWidensExactly) {
+  const std::vector<uint16_t> words{0x3C00, 0x0001, 0x8000, 0x7BFF, 0xFC00, 0x7C00, 0x7E00,
+                                    0xC500};
+  std::string data;
+  for (uint16_t w : words) {
+    data += static_cast<char>(w & 0xFF);
+    data += static_cast<char>(w >> 8);
+  }
+  const npy::Matrix m = Good(Npy(Dict("<f2", "(2, 4)"), data));
+  EXPECT_EQ(m.type, LogitType::f16);
+  EXPECT_FALSE(m.rounded_from_f64);
+  ASSERT_EQ(m.words, words);
+  EXPECT_EQ(m.row16(1)[0], 0xFC00);
+  const std::vector<float> want{1.0f, 0x1p-24f, -0.0f, 65504.0f, -INFINITY, INFINITY, NAN,
+                                -5.0f};
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(m.values[i])) << i;
+    } else {
+      EXPECT_EQ(Bits(m.values[i]), Bits(want[i])) << i;
+    }
+  }
+  // An f32 file has no words.
+  EXPECT_TRUE(Good(Npy(Dict("<f4", "(2,)"), Bytes<float>({1, 2}))).words.empty());
+  EXPECT_NE(Refusal(Npy(Dict("<f2", "(3,)"), data)).find("trailing bytes"), std::string::npos);
+}
+
 TEST(Npy, AcceptsVersionsOneTwoThreeAndPythonTwoShapes) {
   const std::string data = Bytes<float>({1, 2});
   for (int major : {1, 2, 3}) {
@@ -112,8 +141,10 @@ TEST(Npy, AcceptsVersionsOneTwoThreeAndPythonTwoShapes) {
 TEST(Npy, RefusesOtherDtypesByName) {
   const std::string four = Bytes<float>({1, 2});
   EXPECT_NE(Refusal(Npy(Dict(">f4", "(2,)"), four)).find("big-endian"), std::string::npos);
-  EXPECT_NE(Refusal(Npy(Dict("<f2", "(4,)"), four)).find("only float32 and float64"),
+  EXPECT_NE(Refusal(Npy(Dict("<f16", "(1,)"), four + four)).find("only float16, float32 and float64"),
             std::string::npos);
+  // Big-endian f16: refused, with the conversion that fixes it.
+  EXPECT_NE(Refusal(Npy(Dict(">f2", "(4,)"), four)).find("a.astype('<f2')"), std::string::npos);
   EXPECT_NE(Refusal(Npy(Dict("<i4", "(2,)"), four)).find("dtype '<i4' is not supported"),
             std::string::npos);
   EXPECT_NE(Refusal(Npy(Dict("|f4", "(2,)"), four)).find("'|f4'"), std::string::npos);

@@ -120,6 +120,19 @@ typedef struct exactsample_extras {
   double* processed_logprob;
 } exactsample_extras;
 
+/* The element type of a row of logits: f32 (exactsample_sample and the
+ * other calls taking const float*), or 16-bit words in host byte order
+ * (exactsample_sample_ex16, exactsample_sample_batch_ex16): IEEE binary16
+ * or bfloat16 (the upper half of an f32). A word widens to f32 exactly,
+ * and the result is the one for that f32 row; a NaN or +inf word is
+ * rejected as a NaN or +inf float is (EXACTSAMPLE_INVALID_LOGITS). */
+typedef enum exactsample_logits_type {
+  EXACTSAMPLE_LOGITS_F32 = 0,
+  EXACTSAMPLE_LOGITS_F16 = 1,
+  EXACTSAMPLE_LOGITS_BF16 = 2,
+  EXACTSAMPLE_LOGITS_MAX_ENUM = 0x7fffffff
+} exactsample_logits_type;
+
 typedef struct exactsample_token {
   exactsample_status status;
   int32_t id;
@@ -184,6 +197,16 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_ex(
     const exactsample_extras* extras, exactsample_rng* rng, int32_t* id,
     double* logprob);
 
+/* exactsample_sample_ex over `vocab` 16-bit words read in place:
+ * logits_type EXACTSAMPLE_LOGITS_F16 or EXACTSAMPLE_LOGITS_BF16 (an int;
+ * any other value is EXACTSAMPLE_INVALID_ARGUMENT). */
+EXACTSAMPLE_API exactsample_status exactsample_sample_ex16(
+    exactsample_sampler* sampler, const uint16_t* logits, int logits_type,
+    size_t vocab, const int32_t* prompt, size_t prompt_len,
+    const int32_t* generated, size_t generated_len,
+    const exactsample_params* params, const exactsample_extras* extras,
+    exactsample_rng* rng, int32_t* id, double* logprob);
+
 /* One token per row of a rows x vocab matrix whose row i starts at
  * logits + i * row_stride (row_stride >= vocab floats). results[i] gets the
  * row's status, id and logprob; a bad row does not stop the others, and
@@ -209,6 +232,14 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_batch_ex(
     exactsample_sampler* sampler, const float* logits, size_t rows,
     size_t vocab, size_t row_stride, const exactsample_row* row_requests,
     const exactsample_extras* extras, exactsample_token* results, int threads);
+/* exactsample_sample_batch_ex over rows of 16-bit words (logits_type as in
+ * exactsample_sample_ex16): row i starts at logits + i * row_stride
+ * (row_stride >= vocab words). */
+EXACTSAMPLE_API exactsample_status exactsample_sample_batch_ex16(
+    exactsample_sampler* sampler, const uint16_t* logits, int logits_type,
+    size_t rows, size_t vocab, size_t row_stride,
+    const exactsample_row* row_requests, const exactsample_extras* extras,
+    exactsample_token* results, int threads);
 EXACTSAMPLE_API const char* exactsample_sampler_row_error(
     const exactsample_sampler* sampler, size_t row);
 

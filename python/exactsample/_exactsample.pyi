@@ -97,6 +97,7 @@ def sample(
     allowed_token_ids: Ids = None,
     banned_token_ids: Ids = None,
     allowed_bitmask: Optional[ArrayLike] = None,
+    dtype: Optional[str] = None,
 ) -> Token: ...
 def validate(
     logits: ArrayLike,
@@ -108,6 +109,7 @@ def validate(
     allowed_token_ids: Ids = None,
     banned_token_ids: Ids = None,
     allowed_bitmask: Optional[ArrayLike] = None,
+    dtype: Optional[str] = None,
 ) -> None: ...
 def sample_batch(
     rows: ArrayLike,
@@ -123,6 +125,7 @@ def sample_batch(
     allowed_token_ids: Optional[Sequence[Ids]] = None,
     banned_token_ids: Optional[Sequence[Ids]] = None,
     allowed_bitmask: Optional[Sequence[Optional[ArrayLike]]] = None,
+    dtype: Optional[str] = None,
 ) -> list[Union[Token, SampleError]]: ...
 
 class testing:

@@ -37,8 +37,20 @@ def test_strided_and_batched_tensors():
     assert xs.sample(view, params, xs.stream(0)) == want[0]
 
 
+def test_half_and_bfloat16_tensors_equal_their_float_rows():
+    # float16 as it is; bfloat16 (no numpy dtype) as its bits with dtype="bf16".
+    params = xs.SamplingParams(temperature=0.8, top_logprobs=5)
+    for t, kw in ((tensor().half(), {}), (tensor().bfloat16().view(torch.int16), {"dtype": "bf16"})):
+        a, b = xs.stream(4), xs.stream(4)
+        widened = (t.view(torch.bfloat16) if kw else t).float()
+        assert xs.sample(t, params, a, **kw) == xs.sample(widened, params, b)
+        assert a == b
+        assert xs._exactsample._read_address(t, **kw) == t.data_ptr()
+
+
 def test_bad_tensors():
-    for bad, words in ((tensor().double(), "float64"), (tensor().half(), "float16"),
+    for bad, words in ((tensor().double(), "float64"),
+                       (tensor().bfloat16().view(torch.int16), "dtype='bf16'"),
                        (tensor().requires_grad_(), "detached")):
         with pytest.raises(xs.SampleError, match=words) as e:
             xs.sample(bad, None, xs.stream(1))

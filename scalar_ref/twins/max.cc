@@ -4,7 +4,7 @@
 
 namespace exactsample::twins {
 
-WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed) {
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
   WidenResult r{-INFINITY, false};
   for (size_t i = 0; i < n; ++i) {
     const double l = static_cast<double>(x[i]);

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "scalar_ref/twins/half.hpp"
+
 namespace exactsample::twins {
 
 // A packed bitmask of allowed ids (bit i % 32 of word i / 32 set: id i
@@ -24,11 +26,11 @@ struct WidenResult {
   bool bad;    // some x is NaN or +inf
 };
 
-// Step 1: l[i] = f64(x[i]), or -inf where `allowed` masks id i out (the
+// Step 1: l[i] = f64(x[i]) (x of any LogitType, widened), or -inf where `allowed` masks id i out (the
 // mask of a request). Also returns the largest l (-inf when every l is -inf)
 // and whether any x, masked or not, is NaN or +inf. A zero maximum is
 // returned as +0.0 (see Max).
-WidenResult WidenMax(const float* x, size_t n, double* l_out, AllowedIds allowed = {});
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {});
 
 // WidenMax's maximum and check without the widened row.
 WidenResult CheckedMax(const float* x, size_t n);

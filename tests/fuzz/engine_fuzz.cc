@@ -1,7 +1,9 @@
-// libFuzzer target: bytes become logits, parameters, a history, a logit
-// bias, a mask, top-N logprobs and a target; the fast engine must return
-// exactly what the reference returns (every output, or the same error),
-// with the generator at the same position.
+// libFuzzer target: bytes become logits (f32, or f16 or bf16 words: the
+// upper halves of the f32 bits), parameters, a history, a logit bias, a
+// mask, top-N logprobs and a target; the fast engine must return exactly
+// what the reference returns (every output, or the same error), with the
+// generator at the same position, and a 16-bit row what its row widened to
+// f32 returns.
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "scalar_ref/twins/half.hpp"
 
 namespace {
 
@@ -93,6 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t bits_mode = b.Take<uint8_t>();
   const uint32_t bits_word = b.Take<uint32_t>();
   const uint8_t target_pick = b.Take<uint8_t>();
+  const auto type = static_cast<LogitType>(b.Take<uint8_t>() % 3);
   const uint64_t seed = b.Take<uint64_t>();
   std::vector<int32_t> history(b.Take<uint8_t>() % 8);
   std::vector<float> logits;
@@ -130,7 +134,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   testing::force_target(supported[target_pick % supported.size()].name);
 
   static Workspace ref_ws, fast_ws;
-  const Request req{logits, {}, history, p, {bias_ids, bias_values}, {allowed, banned, bits}};
+  Request req{logits, {}, history, p, {bias_ids, bias_values}, {allowed, banned, bits}};
+  std::vector<uint16_t> words;
+  std::vector<float> widened;
+  if (type != LogitType::f32) {
+    for (float x : logits) {
+      words.push_back(static_cast<uint16_t>(std::bit_cast<uint32_t>(x) >> 16));
+      widened.push_back(twins::Widen16(words.back(), type));
+    }
+    req.logits = {};
+    req.logits16 = words;
+    req.logits_type = type;
+    // The oracle: the same row widened to f32 by the caller.
+    Request f32 = req;
+    f32.logits = widened;
+    f32.logits16 = {};
+    f32.logits_type = LogitType::f32;
+    Pcg32 a = stream(seed, Purpose::sample), c = a;
+    const auto half = sample(req, a, ref_ws, {Engine::reference});
+    const auto wide = sample(f32, c, ref_ws, {Engine::reference});
+    if (half.ok() != wide.ok() || a != c ||
+        (half.ok() ? Bits(*half) != Bits(*wide)
+                   : half.error().message != wide.error().message)) {
+      std::fprintf(stderr, "a %s row differs from its widened row: %s vs %s\n",
+                   type == LogitType::f16 ? "f16" : "bf16", Describe(half).c_str(),
+                   Describe(wide).c_str());
+      std::abort();
+    }
+  }
   Pcg32 ref_rng = stream(seed, Purpose::sample);
   Pcg32 fast_rng = ref_rng;
   const auto want = sample(req, ref_rng, ref_ws, {Engine::reference});

@@ -17,7 +17,8 @@ CLI::App* AddAuditCommand(CLI::App& app, AuditOptions& o) {
   auto* replay = audit->add_option(
       "--replay", o.replay, "replay file {\"cases\": [...]}: logits and requests");
   auto* logits = audit->add_option(
-      "--logits", o.logits, ".npy file of logits: one row (V,) or rows (R, V), f32 or f64");
+      "--logits", o.logits, ".npy file of logits: one row (V,) or rows (R, V), f32, f64 or f16 "
+      "(read by the engines as 16-bit words)");
   auto* requests = audit->add_option(
       "--requests", o.requests,
       "JSON Lines, one request per line: params, prompt, generated, seed, steps, row");

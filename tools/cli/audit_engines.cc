@@ -14,8 +14,13 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
   std::vector<int32_t> generated = request.generated;
   size_t checked = 0;
   for (int64_t step = 0; step < request.steps; ++step) {
-    const Request req =
+    Request req =
         request.lists.With({request.logits, request.prompt, generated, request.params});
+    if (!request.logits16.empty()) {  // an f16 .npy: the engines read its words
+      req.logits = {};
+      req.logits16 = request.logits16;
+      req.logits_type = LogitType::f16;
+    }
     TracedToken traced;
     const auto t = sample(req, rng, ws,
                           {.engine = engine, .trace = &traced.trace,

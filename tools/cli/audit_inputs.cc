@@ -63,6 +63,7 @@ Result<AuditRequest> ParseRequest(const json& j, size_t index,
     row = static_cast<size_t>(*v);
   }
   r.logits = m.row(row);
+  if (m.type == LogitType::f16) r.logits16 = m.row16(row);
   if (j.contains("params")) {
     if (auto e = ParseParams(j["params"], r.params, &r.lists, m.cols); !e) return e.error();
   }
@@ -89,6 +90,7 @@ Result<AuditInputs> FromNpy(const AuditOptions& o) {
       AuditRequest r;
       r.name = "row " + std::to_string(i);
       r.logits = in.matrix.row(i);
+      if (in.matrix.type == LogitType::f16) r.logits16 = in.matrix.row16(i);
       r.params = o.params;
       r.seed = o.seed;
       r.steps = o.steps;

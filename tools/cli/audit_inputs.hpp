@@ -20,7 +20,8 @@ namespace exactsample::cli {
 struct AuditRequest {
   std::string name;
   bool named = false;  // the name came from the input, not from the index
-  std::span<const float> logits;
+  std::span<const float> logits;  // an f16 .npy's rows widened (exact)
+  std::span<const uint16_t> logits16;  // and its words, which the engines read
   std::vector<int32_t> prompt;
   std::vector<int32_t> generated;  // ids before the first token
   SamplingParams params;

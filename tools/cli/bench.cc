@@ -16,7 +16,9 @@
 #include "exactsample/batch.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "scalar_ref/twins/half.hpp"
 #include "tools/lib/floor_pass.hpp"
+#include "tools/lib/half_rows.hpp"
 #include "tools/lib/standard_inputs.hpp"
 #include "tools/cli/bench_report.hpp"
 #include "tools/cli/bench_row.hpp"
@@ -167,10 +169,44 @@ int Bench(const BenchOptions& o) {
     return listed(config) || (config == "floor" && fast_rows);
   };
 
+  // With 16-bit types listed, every type times the same values: the row
+  // rounded to the coarsest listed (bf16, else f16; bf16 values of a row's
+  // range are f16 values too), widened back for the f32 rows and the floor.
+  for (LogitType coarse : {LogitType::bf16, LogitType::f16}) {
+    if (std::find(o.dtypes.begin(), o.dtypes.end(), tools::TypeName(coarse)) !=
+        o.dtypes.end()) {
+      for (float& x : logits) {
+        const uint16_t w = coarse == LogitType::bf16 ? tools::F32ToBf16(x) : tools::F32ToF16(x);
+        x = twins::Widen16(w, coarse);
+      }
+      break;
+    }
+  }
   // What the cells' calls use; kept here, alive and in place, until the end.
   std::vector<double> floor_l(logits.size());
   const Extras extras = MakeExtras(o, logits);
   std::list<std::vector<int32_t>> histories;
+  // The row in each 16-bit type asked for, rounded from the f32 row.
+  std::list<std::vector<uint16_t>> half_rows;
+  std::vector<std::pair<LogitType, std::span<const uint16_t>>> types;
+  for (const std::string& name : o.dtypes) {
+    const LogitType type = *tools::ParseType(name);
+    if (std::any_of(types.begin(), types.end(), [&](const auto& t) { return t.first == type; })) {
+      continue;  // listed twice: timed once
+    }
+    std::span<const uint16_t> words;
+    if (type != LogitType::f32) {
+      words = half_rows.emplace_back(tools::NarrowRow(logits, type));
+      Request rounded{{}, {}, {}, {}};
+      rounded.logits16 = words;
+      rounded.logits_type = type;
+      if (auto v = validate(rounded); !v) {
+        return BadInput("--dtype " + name + ": the row rounded to " + name + ": " +
+                        v.error().message);
+      }
+    }
+    types.emplace_back(type, words);
+  }
   Workspace ws;
 
   std::vector<Cell> cells;
@@ -186,19 +222,22 @@ int Bench(const BenchOptions& o) {
 
   for (const StandardConfig& c : StandardConfigs()) {
     if (!wanted(c.name)) continue;
-    const Request plain_request{
-        logits,
-        {},
-        histories.emplace_back(StandardHistory(logits.size(), c.history)),
-        c.params};
+    const std::span<const int32_t> history =
+        histories.emplace_back(StandardHistory(logits.size(), c.history));
+    Request plain_request{logits, {}, history, c.params};
     const auto engine_cell = [&](Engine engine, int threads, bool with_extras = false) {
       const bool fast = engine == Engine::fast;
       SampleOptions options{engine};
       options.logprob = o.logprob;
       const Request request = with_extras ? extras.With(plain_request) : plain_request;
       const BenchRow row{c.name + std::string(with_extras ? "+" : ""),
-                         fast ? "fast" : "reference", fast ? target : "scalar", threads,
-                         fast ? o.iters : ReferenceIters(o.iters)};
+                         fast ? "fast" : "reference",
+                         fast ? target : "scalar",
+                         threads,
+                         fast ? o.iters : ReferenceIters(o.iters),
+                         0.0,
+                         0.0,
+                         tools::TypeName(request.logits_type)};
       if (o.batch == 0) {
         options.threads = threads;
         cells.push_back({row,
@@ -226,10 +265,16 @@ int Bench(const BenchOptions& o) {
                        {},
                        o.batch});
     };
-    if (o.engine != "fast") engine_cell(Engine::reference, 1);
-    if (o.engine != "reference") {
-      for (int threads : o.threads) engine_cell(Engine::fast, threads);
-      if (o.Extras()) engine_cell(Engine::fast, o.threads.front(), true);
+    for (const auto& [type, words] : types) {
+      plain_request.logits = type == LogitType::f32 ? std::span<const float>(logits)
+                                                    : std::span<const float>();
+      plain_request.logits16 = words;
+      plain_request.logits_type = type;
+      if (o.engine != "fast") engine_cell(Engine::reference, 1);
+      if (o.engine != "reference") {
+        for (int threads : o.threads) engine_cell(Engine::fast, threads);
+        if (o.Extras()) engine_cell(Engine::fast, o.threads.front(), true);
+      }
     }
   }
   {

@@ -34,6 +34,9 @@ struct BenchOptions {
   size_t bias = 0;            // a bias on this many ids (spread over the row)
   double mask = 0.0;          // > 0: a bitmask allowing this fraction of ids
   int64_t top_logprobs = 0;   // N
+  // Row types the engine rows are timed in, each its own rows: f32 (the row
+  // as given), f16 or bf16 (the row rounded to 16-bit words, read in place).
+  std::vector<std::string> dtypes{"f32"};
 
   bool Extras() const { return bias > 0 || mask > 0.0 || top_logprobs > 0; }
 };

@@ -79,10 +79,17 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
       ->check(CLI::Range(0.0, 1.0));
   bench->add_option("--top-logprobs", o.top_logprobs, "... with N top logprobs (0 to 20)")
       ->check(CLI::Range(0, 20));
+  bench
+      ->add_option("--dtype", o.dtypes,
+                   "row types to time the engines in, comma-separated: f32 (default), "
+                   "f16, bf16 (the row rounded to 16-bit words, read in place); a "
+                   "ratio to the first is printed")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}));
   bench->add_flag("--json", o.json,
                   "one JSON object per row: engine, config, vocab, target, threads, "
-                  "logprob, median_us, min_us, iters, batch, contend, architecture, "
-                  "emulator (null on the hardware)");
+                  "logprob, median_us, min_us, iters, batch, contend, dtype, "
+                  "architecture, emulator (null on the hardware)");
   return bench;
 }
 

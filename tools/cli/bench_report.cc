@@ -13,12 +13,13 @@ namespace exactsample::cli {
 namespace {
 
 // The first row of `config` and `engine` (for the fast engine, its first
-// thread count), or the one with `threads`.
+// thread count; its first row type), or the one with `threads` (`dtype`).
 std::optional<double> Median(const BenchRun& run, const std::string& config,
-                             const std::string& engine, int threads = 0) {
+                             const std::string& engine, int threads = 0,
+                             const std::string& dtype = "") {
   for (const BenchRow& r : run.rows) {
     if (r.config == config && r.engine == engine &&
-        (threads == 0 || r.threads == threads)) {
+        (threads == 0 || r.threads == threads) && (dtype.empty() || r.dtype == dtype)) {
       return r.median_us;
     }
   }
@@ -42,6 +43,39 @@ std::string Ratio(std::optional<double> a, std::optional<double> b) {
   return text;
 }
 
+// The distinct values of `field` over the fast engine's configuration rows,
+// in row order.
+template <class Field>
+auto FastValues(const BenchRun& run, Field field) {
+  std::vector<decltype(field(run.rows.front()))> values;
+  for (const BenchRow& r : run.rows) {
+    if (r.engine == "fast" && r.config != "floor" &&
+        std::find(values.begin(), values.end(), field(r)) == values.end()) {
+      values.push_back(field(r));
+    }
+  }
+  return values;
+}
+
+// Per configuration with a row at keys[0], a column per other key:
+// cell(median at keys[0], median at the key), headed header(key).
+template <class Key, class Header, class MedianAt, class Cell>
+void PerConfigColumns(const std::vector<Key>& keys, Header header, MedianAt median,
+                      Cell cell) {
+  std::printf("%-13s", "config");
+  for (size_t j = 1; j < keys.size(); ++j) std::printf(" %11s", header(keys[j]).c_str());
+  std::printf("\n");
+  for (const StandardConfig& c : StandardConfigs()) {
+    const std::optional<double> base = median(c.name, keys.front());
+    if (!base) continue;
+    std::printf("%-13s", c.name.c_str());
+    for (size_t j = 1; j < keys.size(); ++j) {
+      std::printf(" %11s", cell(base, median(c.name, keys[j])).c_str());
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 void PrintJson(const BenchRun& run) {
@@ -51,7 +85,7 @@ void PrintJson(const BenchRun& run) {
         {"engine", r.engine},       {"config", r.config},   {"vocab", run.vocab},
         {"target", r.target},       {"threads", r.threads}, {"logprob", run.logprob},
         {"median_us", r.median_us}, {"min_us", r.min_us},   {"iters", r.iters},
-        {"batch", run.batch},       {"contend", run.contend},
+        {"batch", run.batch},       {"contend", run.contend},  {"dtype", r.dtype},
         {"architecture", platform::Architecture()},
         {"emulator", emulator.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(emulator)}};
     std::cout << line.dump() << "\n";
@@ -69,12 +103,12 @@ void PrintTable(const BenchRun& run) {
     std::printf("note: these are the emulator's times, not the hardware's\n");
   }
   std::printf("\n");
-  std::printf("%-13s %-10s %-7s %7s %12s %12s %7s\n", "config", "engine", "target",
-              "threads", "median_us", "min_us", "iters");
+  std::printf("%-13s %-10s %-7s %-5s %7s %12s %12s %7s\n", "config", "engine", "target",
+              "dtype", "threads", "median_us", "min_us", "iters");
   for (const BenchRow& r : run.rows) {
-    std::printf("%-13s %-10s %-7s %7d %12.2f %12.2f %7d\n", r.config.c_str(),
-                r.engine.c_str(), r.target.c_str(), r.threads, r.median_us, r.min_us,
-                r.iters);
+    std::printf("%-13s %-10s %-7s %-5s %7d %12.2f %12.2f %7d\n", r.config.c_str(),
+                r.engine.c_str(), r.target.c_str(), r.dtype.c_str(), r.threads, r.median_us,
+                r.min_us, r.iters);
   }
 
   const std::optional<double> floor = Median(run, "floor", "fast");
@@ -91,28 +125,28 @@ void PrintTable(const BenchRun& run) {
                 FloorPasses(c.params, run.vocab, run.logprob), Ratio(fast, floor).c_str(),
                 Ratio(reference, fast).c_str());
   }
-  std::vector<int> threads;
-  for (const BenchRow& r : run.rows) {
-    if (r.engine == "fast" && r.config != "floor" &&
-        std::find(threads.begin(), threads.end(), r.threads) == threads.end()) {
-      threads.push_back(r.threads);
-    }
-  }
+  // Speed-up from the fast engine's first thread count to each other one.
+  const std::vector<int> threads = FastValues(run, [](const BenchRow& r) { return r.threads; });
   if (threads.size() > 1) {
     std::printf("\nfast engine, median at %d threads / median at N threads\n",
                 threads.front());
-    std::printf("%-13s", "config");
-    for (size_t j = 1; j < threads.size(); ++j) std::printf(" %7s=%-3d", "N", threads[j]);
-    std::printf("\n");
-    for (const StandardConfig& c : StandardConfigs()) {
-      const std::optional<double> base = Median(run, c.name, "fast", threads.front());
-      if (!base) continue;
-      std::printf("%-13s", c.name.c_str());
-      for (size_t j = 1; j < threads.size(); ++j) {
-        std::printf(" %11s", Ratio(base, Median(run, c.name, "fast", threads[j])).c_str());
-      }
-      std::printf("\n");
-    }
+    PerConfigColumns(threads, [](int t) { return "N=" + std::to_string(t); },
+                     [&](const std::string& config, int t) {
+                       return Median(run, config, "fast", t);
+                     },
+                     [](auto base, auto other) { return Ratio(base, other); });
+  }
+  // Each row type against the first.
+  const std::vector<std::string> dtypes =
+      FastValues(run, [](const BenchRow& r) { return r.dtype; });
+  if (dtypes.size() > 1) {
+    std::printf("\nfast engine, median in each row type / median in %s\n",
+                dtypes.front().c_str());
+    PerConfigColumns(dtypes, [&](const std::string& d) { return d + "/" + dtypes[0]; },
+                     [&](const std::string& config, const std::string& d) {
+                       return Median(run, config, "fast", 0, d);
+                     },
+                     [](auto base, auto other) { return Ratio(other, base); });
   }
   const std::optional<double> scalar = Median(run, "floor-scalar", "scalar");
   if (floor && scalar) {

@@ -16,6 +16,7 @@ struct BenchRow {
   int iters = 0;
   double median_us = 0.0;  // per call, i.e. per token
   double min_us = 0.0;
+  std::string dtype = "f32";  // the row's type (floor rows: f32)
 };
 
 struct BenchRun {
@@ -28,14 +29,14 @@ struct BenchRun {
 };
 
 // {"engine", "config", "vocab", "target", "threads", "logprob", "median_us",
-// "min_us", "iters", "batch", "contend", "architecture", "emulator"} per row,
-// one per line; "emulator" is null on the hardware itself.
+// "min_us", "iters", "batch", "contend", "dtype", "architecture", "emulator"}
+// per row, one per line; "emulator" is null on the hardware itself.
 void PrintJson(const BenchRun& run);
 
 // The rows, then per configuration fast/floor, the floor passes the spec
 // needs, and reference/fast (the fast engine at its first thread count),
 // the fast engine's speed-up from its first thread count to each other one,
-// then floor-scalar/floor.
+// its time per row type against the first type, then floor-scalar/floor.
 void PrintTable(const BenchRun& run);
 
 }  // namespace exactsample::cli

@@ -6,6 +6,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "scalar_ref/twins/half.hpp"
 #include "tools/lib/input_file.hpp"
 
 namespace exactsample::npy {
@@ -14,9 +15,12 @@ namespace {
 // The little-endian item of type T at p, on a host of either byte order.
 template <class T>
 T LoadLittleEndian(const char* p) {
-  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  using U = std::conditional_t<sizeof(T) == 2, uint16_t,
+                               std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
   U u = 0;
-  for (size_t b = 0; b < sizeof(T); ++b) u |= U{static_cast<uint8_t>(p[b])} << (8 * b);
+  for (size_t b = 0; b < sizeof(T); ++b) {
+    u = static_cast<U>(u | U{static_cast<uint8_t>(p[b])} << (8 * b));
+  }
   return std::bit_cast<T>(u);
 }
 
@@ -152,15 +156,15 @@ uint32_t LittleEndian(std::string_view bytes) {
   return v;
 }
 
-// Explains why a dtype other than '<f4' / '<f8' is refused.
+// Explains why a dtype other than '<f4', '<f8' or '<f2' is refused.
 std::string DtypeError(const std::string& descr) {
   std::string why = "dtype '" + descr + "' is not supported";
   if (descr.size() > 1 && descr[0] == '>') {
     why += " (big-endian; convert with a.astype('<" + descr.substr(1) + "'))";
   } else if (descr.size() > 1 && descr[1] == 'f') {
-    why += " (only float32 and float64)";
+    why += " (only float16, float32 and float64)";
   }
-  return why + "; expected '<f4' (float32) or '<f8' (float64)";
+  return why + "; expected '<f4' (float32), '<f8' (float64) or '<f2' (float16)";
 }
 
 }  // namespace
@@ -192,7 +196,8 @@ std::optional<Error> Parse(std::string_view bytes, const std::string& name,
   Header header;
   if (!parser.Parse(header)) return Bad(name, "bad header: " + parser.error());
 
-  const size_t item = *header.descr == "<f4" ? 4 : *header.descr == "<f8" ? 8 : 0;
+  const std::string& descr = *header.descr;
+  const size_t item = descr == "<f4" ? 4 : descr == "<f8" ? 8 : descr == "<f2" ? 2 : 0;
   if (item == 0) return Bad(name, DtypeError(*header.descr));
   if (*header.fortran_order) {
     return Bad(name, "fortran_order is True; save a C-order array "
@@ -220,10 +225,19 @@ std::optional<Error> Parse(std::string_view bytes, const std::string& name,
                          " bytes, the file has " + std::to_string(data.size()));
   }
   m.values.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    const char* p = data.data() + i * item;
-    m.values[i] = item == 4 ? LoadLittleEndian<float>(p)
-                            : static_cast<float>(LoadLittleEndian<double>(p));
+  if (item == 2) {
+    m.type = LogitType::f16;
+    m.words.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      m.words[i] = LoadLittleEndian<uint16_t>(data.data() + 2 * i);
+      m.values[i] = twins::F16ToF32(m.words[i]);
+    }
+  } else {
+    for (size_t i = 0; i < count; ++i) {
+      const char* p = data.data() + i * item;
+      m.values[i] = item == 4 ? LoadLittleEndian<float>(p)
+                              : static_cast<float>(LoadLittleEndian<double>(p));
+    }
   }
   out = std::move(m);
   return std::nullopt;

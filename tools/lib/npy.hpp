@@ -2,11 +2,13 @@
 // Internal (not installed): it lives in the library so that the test
 // programs, which link only the library, can test it.
 //
-// Accepted: format versions 1.0, 2.0 and 3.0; dtype '<f4' or '<f8'
-// (little-endian float32 or float64); C order; shape (V,) for one row or
-// (rows, V). f64 values are rounded to the nearest f32 (ties to even, beyond
-// the f32 range to +-inf), as a C cast and the replay reader do: the sampler
-// takes f32 logits, so an f64 file is audited on the f32 values it rounds to.
+// Accepted: format versions 1.0, 2.0 and 3.0; dtype '<f4', '<f8' or '<f2'
+// (little-endian float32, float64 or float16); C order; shape (V,) for one
+// row or (rows, V). f64 values are rounded to the nearest f32 (ties to even,
+// beyond the f32 range to +-inf), as a C cast and the replay reader do: the
+// sampler takes f32 logits, so an f64 file is audited on the f32 values it
+// rounds to. f16 values are kept as their 16-bit words (the sampler reads
+// them as such, Request::logits16) and also widened to f32 (exact).
 // Everything else is refused with a message that names the problem.
 #pragma once
 
@@ -26,9 +28,15 @@ struct Matrix {
   size_t cols = 0;
   std::vector<float> values;  // rows * cols, row after row
   bool rounded_from_f64 = false;
+  // '<f2': the words, host order, rows * cols (values holds them widened).
+  std::vector<uint16_t> words;
+  LogitType type = LogitType::f32;  // f16 for '<f2'
 
   std::span<const float> row(size_t r) const {
     return std::span<const float>(values).subspan(r * cols, cols);
+  }
+  std::span<const uint16_t> row16(size_t r) const {
+    return std::span<const uint16_t>(words).subspan(r * cols, cols);
   }
 };
 

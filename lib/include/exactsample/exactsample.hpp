@@ -1,4 +1,4 @@
-// exactsample: picks the next token from f32 logits exactly as
+// exactsample: picks the next token from f32 (or f16, bf16) logits exactly as
 // spec/sampling.md fixes it, bit for bit the same in every engine.
 //
 //   exactsample::Workspace ws;                     // reuse across calls
@@ -69,14 +69,34 @@ struct TokenMask {
   std::span<const uint32_t> allowed_bits;
 };
 
+// The element type of a row of logits.
+enum class LogitType : uint8_t {
+  f32,   // float: Request::logits
+  f16,   // IEEE binary16 words: Request::logits16
+  bf16,  // bfloat16 words (the upper half of an f32): Request::logits16
+};
+
 // One request's inputs for one step. Nothing here is modified by sampling.
 struct Request {
-  std::span<const float> logits;        // the V next-token logits
+  std::span<const float> logits;        // the V next-token logits (f32 rows)
   std::span<const int32_t> prompt;      // prompt ids
   std::span<const int32_t> generated;   // ids generated so far
   SamplingParams params;
   LogitBias bias = {};  // none by default
   TokenMask mask = {};  // nothing masked by default
+  // A 16-bit row, read in place (no copy): with logits_type f16 or bf16 the
+  // V logits are logits16's words, in host byte order, and `logits` must be
+  // empty; with f32 (the default) logits16 must be empty. Each word widens
+  // to f32 exactly, and the result is the one for that f32 row: a NaN or
+  // +inf word is rejected as a NaN or +inf float is (invalid_logits,
+  // field "logits").
+  std::span<const uint16_t> logits16 = {};
+  LogitType logits_type = LogitType::f32;
+
+  // V: the length of the row logits_type selects.
+  size_t vocab() const {
+    return logits_type == LogitType::f32 ? logits.size() : logits16.size();
+  }
 };
 
 enum class Engine {
@@ -143,7 +163,8 @@ struct Token {
 
 enum class ErrorCode {
   invalid_parameter,  // a SamplingParams field out of range
-  invalid_logits,     // empty, NaN, +inf, or every logit -inf
+  invalid_logits,     // empty, NaN, +inf, every logit -inf, or the row
+                      // logits_type names is not the one given
   invalid_ids,        // a prompt, generated, bias or mask id outside [0, V)
   degenerate,         // the mask, penalties or temperature leave no valid logit
   out_of_memory,      // a batch row whose sampling could not allocate
