@@ -122,7 +122,7 @@ TEST(EngineParity, SmallAndMediumVocabularies) { ExpectParity(1000, 3000, 5000);
 TEST(EngineParity, PenaltiesOverLongHistoriesAndTheirFirstError) {
   Workspace ref_ws, fast_ws;
   test::SplitMix rand(17);
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < static_cast<int>(std::max<size_t>(2, test::Share(6))); ++i) {
     test::RandomCase c = test::CaseMaker(900 + i).Make(900 + i, 50000);
     c.params.repetition_penalty = 1.0 + 0.25 * (i % 3);
     c.params.frequency_penalty = 0.5 * (i % 2);
@@ -166,7 +166,7 @@ TEST(EngineParity, BiasMasksAndTopLogprobsUpTo262144) {
 TEST(EngineParity, ThreadCountDoesNotChangeResults) {
   Workspace ws;
   int compared = 0;
-  for (uint64_t seed = 70000; compared < 60; ++seed) {
+  for (uint64_t seed = 70000; compared < static_cast<int>(test::Share(60)); ++seed) {
     test::CaseMaker maker(seed);
     const test::RandomCase c = maker.Make(seed, 262144);
     if (c.logits.size() < 40000) continue;
@@ -186,7 +186,7 @@ TEST(EngineParity, ThreadCountDoesNotChangeResults) {
 // of either sign first, on every target and for 1 to 3 threads.
 TEST(EngineParity, TemperatureOneWithoutFilters) {
   Workspace ref_ws, fast_ws;
-  for (uint64_t seed = 90000; seed < 90060; ++seed) {
+  for (uint64_t seed = 90000; seed < 90000 + test::Share(60); ++seed) {
     test::CaseMaker maker(seed);
     test::RandomCase c = maker.Make(seed, 5000);
     if (seed % 3 == 0) c.logits = StandardRow(40000 + 5000 * (seed % 20), seed);
