@@ -18,17 +18,9 @@ for arch in "$@"; do
   debian_archs+=("$deb")
   packages+=("g++-$triple" "libhwy-dev:$deb" "libgtest-dev:$deb" "libgmock-dev:$deb")
 done
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "installing: ${missing[*]}"
 sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-for deb in "${debian_archs[@]}"; do "${sudo_cmd[@]}" dpkg --add-architecture "$deb"; done
-# A mirror in the middle of a sync can fail one architecture's index; the
-# install below then fails only if a package is really missing.
-"${sudo_cmd[@]}" apt-get update -qq || echo "apt-get update reported errors; installing anyway"
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+for deb in "${debian_archs[@]}"; do
+  dpkg --print-foreign-architectures | grep -qx "$deb" || "${sudo_cmd[@]}" dpkg --add-architecture "$deb"
+done
+bash "$(dirname "$0")/install_packages.sh" "${packages[@]}"

@@ -13,16 +13,4 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest
 )
 if [ "${EXACTSAMPLE_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch); fi
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "installing: ${missing[*]}"
-sudo_cmd=()
-[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-# A mirror in the middle of a sync can fail one index; the install below
-# then fails only if a package is really missing.
-"${sudo_cmd[@]}" apt-get update -qq || echo "apt-get update reported errors; installing anyway"
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+bash "$(dirname "$0")/install_packages.sh" "${packages[@]}"

@@ -23,6 +23,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "hwy/tests/test_util-inl.h"
 #include "simd/exp-inl.h"
 
 #ifndef EXACTSAMPLE_TESTS_EXP_TEST_ONCE_
@@ -202,6 +203,31 @@ void TestProcessVariantMatchesStdExp() {
   EXPECT_EQ(0u, et::CountMismatches("std::exp", xs, got, et::StdExp));
 }
 
+// Every partial vector of doubles (capped to 1, 2, 4, ... lanes, and
+// fractions of a scalable vector), where Lanes(d) is below MaxLanes(d) on
+// SVE: each lane still equals the scalar replica. Inputs sampled across
+// the whole set, so every code path is met at every width.
+struct TestPartial {
+  template <class T, class D>
+  HWY_NOINLINE void operator()(T /*unused*/, D d) {
+    const auto& xs = et::Inputs();
+    const size_t lanes = hn::Lanes(d);
+    const size_t n = test::Share(size_t{1} << 18) / lanes * lanes;
+    const size_t stride = xs.size() / n;
+    std::vector<double> in(n), fused(n), unfused(n);
+    for (size_t k = 0; k < n; ++k) in[k] = xs[k * stride];
+    for (size_t i = 0; i < n; i += lanes) {
+      const auto v = hn::LoadU(d, in.data() + i);
+      hn::StoreU(ExpGlibc<true>(d, v), d, fused.data() + i);
+      hn::StoreU(ExpGlibc<false>(d, v), d, unfused.data() + i);
+    }
+    EXPECT_EQ(0u, et::CountMismatches("fused", in, fused, twins::ExpFused)) << lanes;
+    EXPECT_EQ(0u, et::CountMismatches("unfused", in, unfused, twins::ExpUnfused)) << lanes;
+  }
+};
+
+void TestPartialVectorsMatchReplica() { hn::ForPartialVectors<TestPartial>()(double()); }
+
 }  // namespace
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace exactsample::simd::HWY_NAMESPACE
@@ -217,6 +243,7 @@ HWY_BEFORE_TEST(ExpVectorTest);
 HWY_EXPORT_AND_TEST_P(ExpVectorTest, TestFusedMatchesReplica);
 HWY_EXPORT_AND_TEST_P(ExpVectorTest, TestUnfusedMatchesReplica);
 HWY_EXPORT_AND_TEST_P(ExpVectorTest, TestProcessVariantMatchesStdExp);
+HWY_EXPORT_AND_TEST_P(ExpVectorTest, TestPartialVectorsMatchReplica);
 
 TEST(ExpScalarTest, ProcessReplicaMatchesStdExp) {
   const et::ScalarExp replica = et::ProcessScalarExp();
