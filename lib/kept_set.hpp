@@ -39,6 +39,13 @@ inline size_t CompactCapacity(size_t vocab) {
   return vocab / 16 > 1024 ? vocab / 16 : 1024;
 }
 
+// Whether K is compact in the workspace's top buffers already (top-k's K,
+// or a prefix CompactPrefix moved there): few ids, which the filters cut
+// as they are.
+inline bool InTopBuffers(const KeptSet& kept, const detail::WorkspaceImpl& ws) {
+  return kept.id_of != nullptr && kept.id_of == ws.top.data();
+}
+
 // Filters whose kept set is a prefix of (t desc, id asc) order continue on a
 // compact K when it is small: the entries with e >= threshold (a prefix too,
 // since e does not decrease as t grows) move, in ascending id order, to the

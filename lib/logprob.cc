@@ -27,19 +27,22 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
     }
     out.max = logits.At(first);
   }
-  const simd::ExpSource src = logits.l != nullptr ? simd::ExpSource{logits.l}
-                                                  : simd::ExpSource{nullptr, logits.x};
-  // e is stored where steps 6 to 9 reuse it. Split across threads, helpers
+  const simd::ExpSource src = logits.finite_l != nullptr ? simd::ExpSource{logits.finite_l}
+                              : logits.l != nullptr      ? simd::ExpSource{logits.l}
+                                                         : simd::ExpSource{nullptr, logits.x};
+  const size_t n = logits.finite_l != nullptr ? logits.finite_n : logits.n;
+  // Over a masked row's finite logits where they are compacted (e then
+  // follows their order, K's). e is stored where steps 6 to 9 reuse it.
+  // Split across threads, helpers
   // store e where nothing else of this call writes, and read the f32 row
   // only through their copies of its pieces.
   double* e = plan.shared_softmax ? ws.e.data() : nullptr;
-  RowThreads threads = ws.ForPass(plan.threads, logits.n, ws.logprob_job);
+  RowThreads threads = ws.ForPass(plan.threads, n, ws.logprob_job);
   if (threads.job != nullptr) {
     if (src.l == nullptr) threads.x_copy = ws.XCopy();
     if (e == nullptr) e = ws.LogprobE();
   }
-  const ExpSumResult pass =
-      ExpSumPass(src, logits.n, 1.0, out.max, e, plan.exp, threads, ws.sums);
+  const ExpSumResult pass = ExpSumPass(src, n, 1.0, out.max, e, plan.exp, threads, ws.sums);
   out.z = pass.z;
   if (plan.shared_softmax) {
     out.sums = pass.sums;

@@ -25,7 +25,7 @@ double SmallestKeptE(double z, double threshold) {
 std::optional<MinPCut> MinP(KeptSet& kept, double min_p, detail::WorkspaceImpl& ws) {
   if (min_p == 0.0) return std::nullopt;
   const MinPCut cut{kept.z, min_p * (1.0 / kept.z)};
-  if (kept.id_of == nullptr) {
+  if (!InTopBuffers(kept, ws)) {
     CompactPrefix(kept, SmallestKeptE(cut.z_before, cut.threshold), ws);
   }
   simd::MinPFilter(kept.e, kept.n, cut.z_before, cut.threshold);

@@ -8,6 +8,7 @@
 #include "lib/row_passes.hpp"
 #include "lib/steps.hpp"
 #include "scalar_ref/checks.hpp"
+#include "simd/compact.hpp"
 #include "simd/max.hpp"
 
 namespace exactsample {
@@ -123,8 +124,8 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   double* const l = plan.f32_row ? nullptr : ws.l.data();
   // Step 1 and the mask, checking the row and finding the largest logit
   // after the mask in the same pass.
-  const simd::WidenResult widened =
-      WidenMaxPass(x, n, l, {plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr});
+  const uint32_t* bits = plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr;
+  const simd::WidenResult widened = WidenMaxPass(x, n, l, {bits});
   if (widened.bad) return *checks::LogitValues(request);
   if (widened.max == -INFINITY) {  // a finite bias leaves -inf logits -inf
     if (auto e = checks::LogitValues(request)) return *e;
@@ -142,8 +143,15 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;
   }
   if (auto e = checks::MaxAfterPenalties(max, request.params)) return *e;
-  return Logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
+  Logits logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
                 max};
+  if (bits != nullptr && plan.finite_pass && simd::CountAllowed(bits, n) <= n / 4 * 3) {
+    int32_t* const ids = plan.top_k ? nullptr : ws.FiniteIds();  // read by K alone
+    logits.finite_l = ws.FiniteL();
+    logits.finite_ids = ids;
+    logits.finite_n = simd::CompactFinite(l, n, ws.FiniteL(), ids);
+  }
+  return logits;
 }
 
 }  // namespace exactsample

@@ -19,26 +19,32 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   const size_t n = logits.n;
   const double temperature = params.temperature;
   const double max_tempered = scalar_ref::Tempered(logits.max, temperature);
-  const auto exp_sum_pass = [&](double* e) {
-    return ExpSumPass({l}, n, temperature, max_tempered, e, plan.exp,
-                      ws.ForPass(plan.threads, n, ws.kept_job), ws.sums);
+  // Without top-k, K is every id with a finite logit: the compacted ones
+  // where a mask left them (Logits::finite_l), else the row, whose -inf
+  // entries have e = +0.
+  const bool finite = logits.finite_l != nullptr;
+  const double* const kept_l = finite ? logits.finite_l : l;
+  const size_t kept_n = finite ? logits.finite_n : n;
+  const auto exp_sum_pass = [&](const double* src, size_t count, double* e) {
+    return ExpSumPass({src}, count, temperature, max_tempered, e, plan.exp,
+                      ws.ForPass(plan.threads, count, ws.kept_job), ws.sums);
   };
   // K's e values as one array, unless only Draw reads them (f32_row: no
   // top-p, min-p or trace), which reads the one piece it needs as it is.
   const auto kept_set = [&](double* e, double z, std::optional<RowSums> sums,
                             RowJob* patch) {
-    KeptSet kept{l, e, n, nullptr, z, sums, patch};
+    KeptSet kept{kept_l, e, kept_n, logits.finite_ids, z, sums, patch};
     if (patch != nullptr && !plan.f32_row) {
       kept.e = patch->Contiguous();
       kept.patch = nullptr;
     }
     return kept;
   };
-  if (!plan.top_k) {  // K is every id with a finite logit
+  if (!plan.top_k) {
     if (plan.shared_softmax) {
       return kept_set(ws.e.data(), softmax.z, softmax.sums, softmax.patch);
     }
-    const ExpSumResult pass = exp_sum_pass(ws.e.data());
+    const ExpSumResult pass = exp_sum_pass(kept_l, kept_n, ws.e.data());
     return kept_set(ws.e.data(), pass.z, pass.sums, pass.patch);
   }
   // ws.top receives the first k ids of (t desc, id asc), in no set order.
@@ -50,7 +56,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   if (count > CompactCapacity(n)) {
     // Too many to compact: K stays in place, e zeroed after the k-th id.
     const int32_t last = ws.top[count - 1];
-    const ExpSumResult pass = exp_sum_pass(ws.e.data());
+    const ExpSumResult pass = exp_sum_pass(l, n, ws.e.data());
     double* const e = pass.patch != nullptr ? pass.patch->Contiguous() : ws.e.data();
     simd::ZeroAfter(l, temperature, e, n, scalar_ref::Tempered(l[last], temperature), last);
     return {l, e, n, nullptr, simd::ExactSum(e, n), std::nullopt, nullptr};

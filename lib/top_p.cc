@@ -87,7 +87,7 @@ double TopPCandidateThreshold(double z, size_t n, double p) {
 simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws) {
   simd::Cut cut;
   if (params.top_p >= 1.0) return cut;
-  if (kept.id_of != nullptr || !CutAmongCandidates(kept, params, ws, cut)) {
+  if (InTopBuffers(kept, ws) || !CutAmongCandidates(kept, params, ws, cut)) {
     cut = simd::NucleusCut(kept.l, params.temperature, kept.e, kept.n, kept.z,
                            params.top_p, ws.ids);
   }

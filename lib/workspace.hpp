@@ -36,12 +36,15 @@ struct WorkspaceImpl {
   // (one that was preempted and finishes after its call returned) is set
   // aside and another used, and the destructor waits for such helpers.
   std::vector<double> e_logprob;  // the logprob pass's e when steps 6 to 9 need others
+  std::vector<double> l_finite;   // a masked row's finite logits and their ids
+  std::vector<int32_t> ids_finite;  // (Logits::finite_l), read by the passes
   std::vector<double> alt;        // the caller's pieces taken over from helpers
   std::vector<float> x_copy;      // helpers' copies of the f32 row's pieces
   std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
   std::unique_ptr<RowJob> kept_job;     // step 9's pass, when it is another
   struct RowBuffers {
-    std::vector<double> l, e, e_logprob;
+    std::vector<double> l, e, e_logprob, l_finite;
+    std::vector<int32_t> ids_finite;
     std::vector<float> x_copy;
     std::unique_ptr<RowJob> logprob_job, kept_job;
   };
@@ -86,19 +89,21 @@ struct WorkspaceImpl {
   RowThreads ForPass(int threads, size_t n, std::unique_ptr<RowJob>& job) {
     if (RowTeam(n, threads) == 1) return {};
     if (!job) job = std::make_unique<RowJob>();
-    if (alt.size() < l.size()) alt.resize(l.size());
-    return {threads, executor.get(), job.get(), alt.data(), nullptr};
+    return {threads, executor.get(), job.get(), Sized(alt), nullptr};
   }
-  float* XCopy() {
-    if (x_copy.size() < l.size()) x_copy.resize(l.size());
-    return x_copy.data();
-  }
-  double* LogprobE() {
-    if (e_logprob.size() < l.size()) e_logprob.resize(l.size());
-    return e_logprob.data();
-  }
+  float* XCopy() { return Sized(x_copy); }
+  double* LogprobE() { return Sized(e_logprob); }
+  double* FiniteL() { return Sized(l_finite); }
+  int32_t* FiniteIds() { return Sized(ids_finite); }
 
  private:
+  // A buffer used only by some calls, grown to the vocabulary Reserve saw.
+  template <typename T>
+  T* Sized(std::vector<T>& buffer) {
+    if (buffer.size() < l.size()) buffer.resize(l.size());
+    return buffer.data();
+  }
+
   static bool Busy(const std::unique_ptr<RowJob>& job) {
     return job != nullptr && job->Busy();
   }
@@ -114,12 +119,15 @@ struct WorkspaceImpl {
       ++k;
     }
     if (k == set_aside.size()) set_aside.emplace_back();
-    RowBuffers current{std::move(l), std::move(e), std::move(e_logprob),
-                       std::move(x_copy), std::move(logprob_job), std::move(kept_job)};
+    RowBuffers current{std::move(l),          std::move(e),        std::move(e_logprob),
+                       std::move(l_finite),   std::move(ids_finite), std::move(x_copy),
+                       std::move(logprob_job), std::move(kept_job)};
     RowBuffers& idle = set_aside[k];
     l = std::move(idle.l);
     e = std::move(idle.e);
     e_logprob = std::move(idle.e_logprob);
+    l_finite = std::move(idle.l_finite);
+    ids_finite = std::move(idle.ids_finite);
     x_copy = std::move(idle.x_copy);
     logprob_job = std::move(idle.logprob_job);
     kept_job = std::move(idle.kept_job);

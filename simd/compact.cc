@@ -20,6 +20,14 @@ void CountAtLeastImpl(const double* e, size_t n, const double* thresholds, size_
   CountAtLeast(hn::ScalableTag<double>(), e, n, thresholds, k, counts, masses);
 }
 
+size_t CountAllowedImpl(const uint32_t* words, size_t n) {
+  return CountAllowed(hn::ScalableTag<uint32_t>(), words, n);
+}
+
+size_t CompactFiniteImpl(const double* l, size_t n, double* l_out, int32_t* ids_out) {
+  return CompactFinite(hn::ScalableTag<double>(), l, n, l_out, ids_out);
+}
+
 }  // namespace exactsample::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -28,6 +36,8 @@ namespace exactsample::simd {
 
 HWY_EXPORT(CompactAtLeastImpl);
 HWY_EXPORT(CountAtLeastImpl);
+HWY_EXPORT(CountAllowedImpl);
+HWY_EXPORT(CompactFiniteImpl);
 
 size_t CompactAtLeast(const double* e, size_t n, double threshold,
                       uint32_t* ids, size_t capacity) {
@@ -39,6 +49,14 @@ void CountAtLeast(const double* e, size_t n, const double* thresholds, size_t k,
                   size_t* counts, double* masses) {
   HWY_ASSERT(k <= twins::kMaxLevels);
   HWY_DYNAMIC_DISPATCH(CountAtLeastImpl)(e, n, thresholds, k, counts, masses);
+}
+
+size_t CountAllowed(const uint32_t* words, size_t n) {
+  return HWY_DYNAMIC_DISPATCH(CountAllowedImpl)(words, n);
+}
+
+size_t CompactFinite(const double* l, size_t n, double* l_out, int32_t* ids_out) {
+  return HWY_DYNAMIC_DISPATCH(CompactFiniteImpl)(l, n, l_out, ids_out);
 }
 
 }  // namespace exactsample::simd

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <random>
 #include <string>
@@ -101,6 +102,78 @@ TEST(CountAtLeast, MatchesTheTwinOnEveryTarget) {
                     2.0 * static_cast<double>(n + 1) * 0x1p-53 * want_masses[j])
               << "n=" << n << " level " << j << " on " << hwy::TargetName(target);
         }
+      });
+    }
+  }
+}
+
+// CompactFinite: the same count, values (bits, so -0.0 stays -0.0) and ids
+// as the twin, which keeps exactly the ids above -inf, for every length up
+// to a few vectors past each target's and densities from none to all
+// finite, with subnormals, zeros and the largest finite values among them.
+TEST(CompactFinite, MatchesTheTwinOnEveryTarget) {
+  test::SplitMix rng(20);
+  const double specials[] = {-0.0, 0.0, 0x1p-1074, -0x1p-1074, -DBL_MAX, DBL_MAX};
+  std::vector<size_t> sizes;
+  for (size_t n = 0; n <= 70; ++n) sizes.push_back(n);
+  for (size_t n : {1000, 4099, 128256}) sizes.push_back(n);
+  for (size_t n : sizes) {
+    for (unsigned finite_in_8 = 0; finite_in_8 <= 8; ++finite_in_8) {
+      std::vector<double> l(n);
+      std::vector<int32_t> finite_ids;
+      for (size_t i = 0; i < n; ++i) {
+        const bool finite = rng() % 8 < finite_in_8;
+        l[i] = !finite           ? -INFINITY
+               : rng() % 9 == 0 ? specials[rng() % 6]
+                                : (static_cast<double>(rng() % 2000001) - 1e6) * 1e-3;
+        if (finite) finite_ids.push_back(static_cast<int32_t>(i));
+      }
+      std::vector<double> want(n + 1, 7.0);
+      std::vector<int32_t> want_ids(n + 1, 7);
+      const size_t want_count =
+          twins::CompactFinite(l.data(), n, want.data(), want_ids.data());
+      ASSERT_EQ(std::vector<int32_t>(want_ids.begin(), want_ids.begin() + want_count),
+                finite_ids);
+      test::ForEachTarget([&](int64_t target) {
+        const std::string where = "n=" + std::to_string(n) + " finite " +
+                                  std::to_string(finite_in_8) + "/8 on " +
+                                  hwy::TargetName(target);
+        std::vector<double> got(n + 1, 7.0);
+        std::vector<int32_t> got_ids(n + 1, 7);
+        ASSERT_EQ(simd::CompactFinite(l.data(), n, got.data(), got_ids.data()), want_count)
+            << where;
+        for (size_t j = 0; j < want_count; ++j) {
+          ASSERT_EQ(test::Bits(got[j]), test::Bits(want[j])) << where << " j=" << j;
+          ASSERT_EQ(got_ids[j], want_ids[j]) << where << " j=" << j;
+        }
+        ASSERT_EQ(got[n], 7.0) << where << ": wrote past n";
+        ASSERT_EQ(got_ids[n], 7) << where << ": wrote past n";
+      });
+    }
+  }
+}
+
+// CountAllowed: the twin's count, and the twin against a bit-by-bit count,
+// for every n up to a few vectors of words past each target's, with bits
+// set beyond n in the last word (which do not count) and densities from
+// none to all.
+TEST(CountAllowed, MatchesTheTwinOnEveryTarget) {
+  test::SplitMix rng(21);
+  std::vector<size_t> sizes;
+  for (size_t n = 0; n <= 700; n += 7) sizes.push_back(n);
+  for (size_t n : {4096, 128256, 262143}) sizes.push_back(n);
+  for (size_t n : sizes) {
+    for (unsigned set_in_4 = 0; set_in_4 <= 4; ++set_in_4) {
+      std::vector<uint32_t> words((n + 31) / 32 + 1);
+      for (uint32_t& w : words) {
+        for (int b = 0; b < 32; ++b) w |= uint32_t{rng() % 4 < set_in_4} << b;
+      }
+      size_t by_bit = 0;
+      for (size_t i = 0; i < n; ++i) by_bit += (words[i / 32] >> (i % 32)) & 1;
+      ASSERT_EQ(twins::CountAllowed(words.data(), n), by_bit) << "n=" << n;
+      test::ForEachTarget([&](int64_t target) {
+        ASSERT_EQ(simd::CountAllowed(words.data(), n), by_bit)
+            << "n=" << n << " set " << set_in_4 << "/4 on " << hwy::TargetName(target);
       });
     }
   }

@@ -1,5 +1,8 @@
 #include "scalar_ref/twins/compact.hpp"
 
+#include <bit>
+#include <cmath>
+
 namespace exactsample::twins {
 
 size_t CompactAtLeast(const double* e, size_t n, double threshold,
@@ -28,6 +31,28 @@ void CountAtLeast(const double* e, size_t n, const double* thresholds, size_t k,
       }
     }
   }
+}
+
+size_t CountAllowed(const uint32_t* words, size_t n) {
+  size_t count = 0;
+  for (size_t w = 0; w < n / 32; ++w) count += static_cast<size_t>(std::popcount(words[w]));
+  if (n % 32 != 0) {
+    const uint32_t below_n = (uint32_t{1} << (n % 32)) - 1;
+    count += static_cast<size_t>(std::popcount(words[n / 32] & below_n));
+  }
+  return count;
+}
+
+size_t CompactFinite(const double* l, size_t n, double* l_out, int32_t* ids_out) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (l[i] > -INFINITY) {
+      l_out[count] = l[i];
+      if (ids_out != nullptr) ids_out[count] = static_cast<int32_t>(i);
+      ++count;
+    }
+  }
+  return count;
 }
 
 }  // namespace exactsample::twins
