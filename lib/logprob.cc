@@ -33,9 +33,8 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
   const size_t n = logits.finite_l != nullptr ? logits.finite_n : logits.n;
   // Over a masked row's finite logits where they are compacted (e then
   // follows their order, K's). e is stored where steps 6 to 9 reuse it.
-  // Split across threads, helpers
-  // store e where nothing else of this call writes, and read the f32 row
-  // only through their copies of its pieces.
+  // Split across threads, helpers store e where nothing else of this call
+  // writes, and read the f32 row only through their copies of its pieces.
   double* e = plan.shared_softmax ? ws.e.data() : nullptr;
   RowThreads threads = ws.ForPass(plan.threads, n, ws.logprob_job);
   if (threads.job != nullptr) {
