@@ -146,10 +146,11 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   Logits logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
                 max};
   if (bits != nullptr && plan.finite_pass && simd::CountAllowed(bits, n) <= n / 4 * 3) {
+    double* const finite = ws.FiniteL();
     int32_t* const ids = plan.top_k ? nullptr : ws.FiniteIds();  // read by K alone
-    logits.finite_l = ws.FiniteL();
+    logits.finite_n = simd::CompactFinite(l, n, finite, ids);
+    logits.finite_l = finite;
     logits.finite_ids = ids;
-    logits.finite_n = simd::CompactFinite(l, n, ws.FiniteL(), ids);
   }
   return logits;
 }

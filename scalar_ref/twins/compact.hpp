@@ -17,6 +17,8 @@ size_t CompactAtLeast(const double* e, size_t n, double threshold,
 // (here in ascending id order; the kernel adds them in any order, so its
 // masses are a guide, off by rounding only).
 inline constexpr size_t kMaxLevels = 4;
+void CountAtLeast(const double* e, size_t n, const double* thresholds, size_t k,
+                  size_t* counts, double* masses);
 
 // The ids below n whose bit is set in `words` (bit i % 32 of word i / 32,
 // ceil(n / 32) words).
@@ -26,7 +28,5 @@ size_t CountAllowed(const uint32_t* words, size_t n);
 // id order, to l_out[0..count) and ids_out[0..count) (ids_out null: the
 // values alone); returns count.
 size_t CompactFinite(const double* l, size_t n, double* l_out, int32_t* ids_out);
-void CountAtLeast(const double* e, size_t n, const double* thresholds, size_t k,
-                  size_t* counts, double* masses);
 
 }  // namespace exactsample::twins
