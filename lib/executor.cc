@@ -42,19 +42,13 @@ void* TokenOf(uint32_t slot, uint64_t generation) {
 }
 
 std::atomic<HelperHook> g_hook{nullptr};
-
-void Relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
+std::atomic<PassHook> g_pass_hook{nullptr};
 
 // The library pool. Tasks wait in a queue; a worker with nothing to do
-// spins for up to a millisecond, yielding the core every few microseconds
-// (a call that follows closely finds it awake; other work on the core runs),
-// and then sleeps on the condition variable.
+// spins for up to a millisecond (SpinWhile: a call that follows closely
+// finds it awake; other work on the core runs), and then sleeps on the
+// condition variable. A caller's Submit never blocks on a worker: when it
+// cannot take the queue's lock at once, its tasks are not queued.
 class Pool final : public Executor {
  public:
   static constexpr size_t kMaxThreads = 63;
@@ -63,7 +57,8 @@ class Pool final : public Executor {
 
   void Submit(size_t n, void (*task)(void*), void* arg) override {
     if (n == 0) return;
-    std::unique_lock<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock = TryLock();
+    if (!lock.owns_lock()) return;  // no helpers this time: the caller does the work
     const size_t want = std::min(n, kMaxThreads);
     while (workers_.size() < want) workers_.emplace_back([this] { Work(); });
     queue_.push_back({task, arg, n});
@@ -80,8 +75,8 @@ class Pool final : public Executor {
   }
 
   void WakeSleepers() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (sleeping_ == 0) return;
+    std::unique_lock<std::mutex> lock = TryLock();
+    if (!lock.owns_lock() || sleeping_ == 0) return;
     ++wakes_;
     lock.unlock();
     ready_.notify_all();
@@ -114,6 +109,20 @@ class Pool final : public Executor {
     size_t left;  // runs still to hand out
   };
 
+  // The lock for a caller, who never waits on a worker: a worker holds it
+  // for a few instructions, but one preempted while holding it would keep a
+  // blocking caller waiting for a whole time slice of other work (measured:
+  // 3 ms a call under contention). Another caller holding it lets go soon,
+  // so a few microseconds of tries; then none (not owned).
+  std::unique_lock<std::mutex> TryLock() {
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    for (int k = 0; k < 256 && !lock.owns_lock(); ++k) {
+      Relax();
+      lock.try_lock();
+    }
+    return lock;
+  }
+
   // Takes one run off the queue; the lock is held.
   bool PopLocked(Entry& out) {
     if (queue_.empty()) return false;
@@ -126,13 +135,8 @@ class Pool final : public Executor {
   void Work() {
     for (;;) {
       // A short bounded spin, then sleep.
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
-      for (int k = 0; pending_.load(std::memory_order_acquire) == 0; ++k) {
-        Relax();
-        if ((k & 63) != 63) continue;
-        if (std::chrono::steady_clock::now() >= until) break;
-        std::this_thread::yield();
-      }
+      SpinWhile([&] { return pending_.load(std::memory_order_acquire) == 0; },
+                std::chrono::microseconds(kSpinMicros));
       Entry e{};
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -171,6 +175,14 @@ Pool& ThePool() {
 }
 
 }  // namespace
+
+void Relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 void* Ticket::Open(Job* job) {
   const uint32_t start = g_next_slot.fetch_add(1, std::memory_order_relaxed);
@@ -246,6 +258,12 @@ void SetHelperHook(HelperHook hook) { g_hook.store(hook, std::memory_order_relea
 
 void RunHelperHook(size_t unit) {
   if (const HelperHook hook = g_hook.load(std::memory_order_acquire)) hook(unit);
+}
+
+void SetPassHook(PassHook hook) { g_pass_hook.store(hook, std::memory_order_release); }
+
+void RunPassHook() {
+  if (const PassHook hook = g_pass_hook.load(std::memory_order_acquire)) hook();
 }
 
 void SetExecutor(Workspace& workspace, SharedExecutor executor) {

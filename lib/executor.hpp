@@ -4,9 +4,11 @@
 // pool; and a test hook.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <thread>
 
 #include "exactsample/executor.hpp"
 
@@ -47,6 +49,29 @@ class Ticket {
   bool open_ = false;
 };
 
+// A spin-wait's pause: the core's hint that this thread waits.
+void Relax();
+
+// Spins while busy() holds, for at most `limit`: pauses alone for the first
+// 20 us (a yield is a system call, which under some hypervisors takes
+// longer than the waits this serves), then yields the core every few
+// microseconds so that other work on it runs. False when the limit passed.
+using SpinClock = std::chrono::steady_clock;
+template <typename Busy>
+bool SpinWhile(Busy busy, SpinClock::duration limit) {
+  using Clock = SpinClock;
+  constexpr std::chrono::microseconds kPausesAlone{20};
+  const Clock::time_point start = Clock::now();
+  for (int k = 0; busy(); ++k) {
+    Relax();
+    if ((k & 63) != 63) continue;
+    const Clock::duration spent = Clock::now() - start;
+    if (spent >= limit) return false;
+    if (spent >= kPausesAlone) std::this_thread::yield();
+  }
+  return true;
+}
+
 // The task handed to executors: enters the job named by the token, if its
 // call is still open, helps, and leaves.
 void HelperTask(void* token);
@@ -71,6 +96,12 @@ size_t PoolThreads();
 using HelperHook = void (*)(size_t unit);
 void SetHelperHook(HelperHook hook);
 void RunHelperHook(size_t unit);
+
+// Tests: a function the caller calls once a pass split across threads is
+// open to its helpers, before it computes anything; null: none.
+using PassHook = void (*)();
+void SetPassHook(PassHook hook);
+void RunPassHook();
 
 // An executor a workspace keeps (the C ABI's adapter owns its executor).
 using SharedExecutor = std::shared_ptr<Executor>;

@@ -30,7 +30,18 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const Plan plan = Plan::Of(request, options);
   TraceRecorder trace(options.trace);
   ws.Reserve(request.vocab());
-  if (RowTeam(request.vocab(), plan.threads) > 1) threads::WakeHelpers(ws.executor.get());
+  // Helpers called now are waiting in the first exp pass when it starts.
+  struct Announced {
+    RowJob* job;
+    ~Announced() {
+      if (job != nullptr) job->Cancel();
+    }
+  } announced{nullptr};
+  if (plan.logprob || plan.shared_softmax) {
+    announced.job = ws.AnnounceLogprobPass(plan.threads, request.vocab());
+  } else if (RowTeam(request.vocab(), plan.threads) > 1) {
+    threads::WakeHelpers(ws.executor.get());
+  }
 
   const Result<Logits> logits = PenalizedLogits(request, plan, ws);
   if (!logits) return logits.error();

@@ -27,42 +27,99 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
 }
 
 void RowJob::Help() {
+  present_.fetch_add(1, std::memory_order_seq_cst);
+  // Until the caller publishes or cancels the pass, which it always does.
+  threads::SpinWhile([&] { return phase_.load(std::memory_order_acquire) == kWaiting; },
+                     threads::SpinClock::duration::max());
+  if (phase_.load(std::memory_order_acquire) == kCancelled) return;
+  SumFromBottom();
+  StoreFromTop();
+}
+
+void RowJob::Announce(Executor* executor, int team) {
+  phase_.store(kWaiting, std::memory_order_relaxed);
+  present_.store(0, std::memory_order_relaxed);
+  if (void* token = ticket_.Open(this)) {
+    announced_ = true;
+    threads::SubmitHelpers(executor, static_cast<size_t>(team - 1), token);
+  }
+}
+
+void RowJob::Cancel() {
+  if (!announced_) return;
+  announced_ = false;
+  phase_.store(kCancelled, std::memory_order_release);
+  ticket_.Close();
+}
+
+// Counted as copying before the claim: once the caller has seen every piece
+// claimed and no copy running, no helper reads its row again.
+void RowJob::EnterCopy() {
+  if (x_ != nullptr) copying_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void RowJob::LeaveCopy() {
+  if (x_ != nullptr) copying_.fetch_sub(1, std::memory_order_release);
+}
+
+bool RowJob::Claim(size_t k, simd::ExpSource& src) {
+  uint8_t s = kFree;
+  if (!state_[k].compare_exchange_strong(s, kHelper, std::memory_order_seq_cst)) {
+    LeaveCopy();
+    return false;
+  }
+  src = src_;
+  if (x_ != nullptr) {
+    std::memcpy(x_copy_ + pieces_.Begin(k), x_ + pieces_.Begin(k),
+                pieces_.Length(k) * sizeof(float));
+    src = {nullptr, x_copy_};
+  }
+  LeaveCopy();
+  threads::RunHelperHook(k);
+  return true;
+}
+
+bool RowJob::Finish(size_t k) {
+  uint8_t s = kHelper;
+  if (state_[k].compare_exchange_strong(s, kDone, std::memory_order_release,
+                                        std::memory_order_relaxed)) {
+    return true;
+  }
+  // Taken over meanwhile: nobody but this helper moves it on from there.
+  state_[k].store(kLateDone, std::memory_order_release);
+  return false;
+}
+
+void RowJob::SumFromBottom() {
+  double z = 0.0;
+  for (size_t k = 0; k < pieces_.count; ++k) {
+    EnterCopy();
+    simd::ExpSource src;
+    if (!Claim(k, src)) return;
+    const size_t begin = pieces_.Begin(k);
+    z = simd::ExpSum(src.At(begin), pieces_.Length(k), divisor_, shift_, e_ + begin, v_, z);
+    prefix_[k + 1] = z;
+    summed_.store(k + 1, std::memory_order_release);
+    if (!Finish(k)) return;
+  }
+}
+
+void RowJob::StoreFromTop() {
   for (;;) {
-    // Counted as copying before the claim: once the caller has seen every
-    // piece claimed and no copy running, no helper reads its row again.
-    if (x_ != nullptr) copying_.fetch_add(1, std::memory_order_seq_cst);
-    const auto leave_copy = [&] {
-      if (x_ != nullptr) copying_.fetch_sub(1, std::memory_order_release);
-    };
+    EnterCopy();
     const ptrdiff_t p = cursor_.fetch_sub(1, std::memory_order_seq_cst);
     if (p < 0) {
-      leave_copy();
+      LeaveCopy();
       return;
     }
     const auto k = static_cast<size_t>(p);
-    std::atomic<uint8_t>& state = state_[k];
-    uint8_t s = kFree;
-    // The caller has reached this piece: every piece below is its own.
-    if (!state.compare_exchange_strong(s, kHelper, std::memory_order_seq_cst)) {
-      leave_copy();
-      return;
-    }
+    simd::ExpSource src;
+    // The caller or the summing helper has reached this piece: every piece
+    // below is theirs.
+    if (!Claim(k, src)) return;
     const size_t begin = pieces_.Begin(k);
-    const size_t length = pieces_.Length(k);
-    simd::ExpSource src = src_;
-    if (x_ != nullptr) {
-      std::memcpy(x_copy_ + begin, x_ + begin, length * sizeof(float));
-      leave_copy();
-      src = {nullptr, x_copy_};
-    }
-    threads::RunHelperHook(k);
-    simd::ExpStore(src.At(begin), length, divisor_, shift_, e_ + begin, v_);
-    s = kHelper;
-    if (!state.compare_exchange_strong(s, kDone, std::memory_order_release,
-                                       std::memory_order_relaxed)) {
-      // Taken over meanwhile: nobody but this helper moves it on from there.
-      state.store(kLateDone, std::memory_order_release);
-    }
+    simd::ExpStore(src.At(begin), pieces_.Length(k), divisor_, shift_, e_ + begin, v_);
+    Finish(k);
   }
 }
 
@@ -127,17 +184,53 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   job.x_ = src.l == nullptr ? src.x : nullptr;
   job.x_copy_ = threads.x_copy;
   job.copying_.store(0, std::memory_order_relaxed);
+  job.summed_.store(0, std::memory_order_relaxed);
   job.patches_ = 0;
   job.contiguous_ = false;
-  if (void* token = job.ticket_.Open(&job)) {
-    threads::SubmitHelpers(threads.executor, static_cast<size_t>(team - 1), token);
+  if (job.announced_) {
+    job.announced_ = false;
+    job.phase_.store(RowJob::kPublished, std::memory_order_seq_cst);
+  } else {
+    job.present_.store(0, std::memory_order_relaxed);
+    job.phase_.store(RowJob::kPublished, std::memory_order_relaxed);
+    if (void* token = job.ticket_.Open(&job)) {
+      threads::SubmitHelpers(threads.executor, static_cast<size_t>(team - 1), token);
+    }
+  }
+  threads::RunPassHook();
+
+  // With a helper there to start from the bottom, the caller computes
+  // pieces from the top; as soon as none has (it may have been preempted
+  // before it could), the caller starts from the bottom itself.
+  const auto bottom_taken = [&] {
+    return job.state_[0].load(std::memory_order_seq_cst) != RowJob::kFree;
+  };
+  if (job.present_.load(std::memory_order_seq_cst) > 0 || bottom_taken()) {
+    for (;;) {
+      const ptrdiff_t p = job.cursor_.fetch_sub(1, std::memory_order_seq_cst);
+      if (p <= 0) break;  // piece 0 is summed below
+      uint8_t s = RowJob::kFree;
+      if (!job.state_[p].compare_exchange_strong(s, RowJob::kCaller,
+                                                 std::memory_order_seq_cst)) {
+        break;
+      }
+      const size_t begin = pieces.Begin(static_cast<size_t>(p));
+      simd::ExpStore(src.At(begin), pieces.Length(static_cast<size_t>(p)), divisor, shift,
+                     e_out + begin, v);
+      if (!bottom_taken()) break;
+    }
   }
 
-  // Every piece in ascending order: a free one is claimed and computed here,
-  // a helper's finished one is added, a helper's unfinished one is taken
-  // over and computed into the alternate area.
+  // Every piece in ascending order: one a helper summed from the bottom
+  // gives its running sum, a free one is claimed and computed here, a
+  // helper's unfinished one is taken over and computed into the alternate
+  // area, and the sum goes on over finished ones.
   for (size_t p = 0; p < pieces.count; ++p) {
     prefix[p] = z;
+    if (p < job.summed_.load(std::memory_order_acquire)) {
+      z = job.prefix_[p + 1];
+      continue;
+    }
     const size_t begin = pieces.Begin(p);
     const size_t length = pieces.Length(p);
     std::atomic<uint8_t>& state = job.state_[p];
@@ -153,7 +246,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
       ++job.patches_;
       continue;
     }
-    z = simd::AccumulateExact(z, e_out + begin, length);  // s == kDone
+    z = simd::AccumulateExact(z, e_out + begin, length);  // kDone or kCaller
   }
   job.ticket_.Close();
   // Helpers still copying a piece of the caller's row: the only wait, the

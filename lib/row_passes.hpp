@@ -1,11 +1,17 @@
 // The fast engine's two passes over all V ids. The exp-sum pass can split a
-// row across threads (SampleOptions::threads) without changing a bit: the
-// calling thread sums every piece in ascending order while helpers compute
-// the e values of pieces they claim, from the end of the row down; a piece
-// a helper has not finished when the caller reaches it is computed by the
-// caller itself into an alternate area (the same values), so the caller
-// never waits on a helper. Helpers read and write only a RowJob's buffers,
-// which the workspace owns and does not reuse while a helper is inside.
+// row across threads (SampleOptions::threads) without changing a bit. One
+// thread sums: it computes the pieces from the bottom of the row in
+// ascending order with the running sum. The others compute only the e
+// values of pieces they claim from the top down. The caller takes the top
+// when a helper is there to take the bottom (the caller then reads back
+// nothing a helper wrote but one running sum: e values that another core
+// wrote and this one reads make both slower), and the bottom otherwise.
+// After its own pieces the caller sums the rest in order from the summing
+// helper's last running sum, computing itself every piece a helper has not
+// finished (into an alternate area when a helper holds it: the same
+// values), so it never waits on a helper. Helpers read and write only a
+// RowJob's buffers, which the workspace owns and does not reuse while a
+// helper is inside.
 #pragma once
 
 #include <array>
@@ -68,11 +74,20 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
                         double* e_out, simd::ExpVariant v, const RowThreads& threads,
                         std::span<double> storage);
 
-// One threaded exp-sum pass: what helpers read (set before they can enter),
-// the pieces' states, and the caller's record of the pieces it took over.
+// One threaded exp-sum pass: what helpers read (set before they can enter,
+// or before they may leave the wait of an announced job), the pieces'
+// states, the summing helper's running sums, and the caller's record of the
+// pieces it took over.
 class RowJob final : public threads::Job {
  public:
   void Help() override;
+
+  // Calls helpers ahead of the job's next ExpSumPass (a call's first pass:
+  // waking them takes longer than the call's work before it); they wait in
+  // the job for the pass or for Cancel. Nothing when no slot is free.
+  void Announce(Executor* executor, int team);
+  // An announced job whose pass did not come: the helpers waiting leave.
+  void Cancel();
 
   // Whether a helper of an earlier pass may still be inside: its source and
   // e buffers must not be reused then.
@@ -91,6 +106,7 @@ class RowJob final : public threads::Job {
  private:
   friend ExpSumResult ExpSumPass(simd::ExpSource, size_t, double, double, double*,
                                  simd::ExpVariant, const RowThreads&, std::span<double>);
+  enum Phase : uint8_t { kWaiting, kPublished, kCancelled };
   enum State : uint8_t {
     kFree,      // nobody has it
     kHelper,    // a helper computes it into e_out
@@ -100,6 +116,18 @@ class RowJob final : public threads::Job {
     kLateDone,  // taken, and the helper has since finished e_out's copy too
   };
 
+  // A helper's part: the pieces from the bottom with the running sum while
+  // they are free, then pieces from the top.
+  void SumFromBottom();
+  void StoreFromTop();
+  // Claims piece k (already counted in copying_), copies its part of the
+  // caller's row and runs the hook; false, the count left, when k is taken.
+  bool Claim(size_t k, simd::ExpSource& src);
+  // Piece k's e values are in e_; false when the caller took it over.
+  bool Finish(size_t k);
+  void EnterCopy();
+  void LeaveCopy();
+
   // Read by helpers.
   simd::ExpSource src_{};
   double divisor_ = 1.0;
@@ -107,12 +135,26 @@ class RowJob final : public threads::Job {
   double* e_ = nullptr;
   simd::ExpVariant v_{};
   RowPieces pieces_{0, RowPieces::kMinLength, 0};
-  std::array<std::atomic<uint8_t>, RowPieces::kMaxCount> state_{};
-  std::atomic<ptrdiff_t> cursor_{-1};  // the next piece helpers try, going down
+  // An atomic alone on its cache line: the caller and the helpers use these
+  // from different cores, and atomics sharing a line make each use of one a
+  // transfer of the line between the cores.
+  template <typename T>
+  struct alignas(64) Alone : std::atomic<T> {
+    using std::atomic<T>::atomic;
+  };
+  std::array<Alone<uint8_t>, RowPieces::kMaxCount> state_{};
+  Alone<ptrdiff_t> cursor_{-1};  // the next piece helpers try, going down
   const float* x_ = nullptr;           // the caller's f32 row, or null
   float* x_copy_ = nullptr;
-  std::atomic<int> copying_{0};        // helpers inside a copy of x_
+  Alone<int> copying_{0};  // helpers inside a copy of x_
+  Alone<uint8_t> phase_{kPublished};
+  Alone<int> present_{0};  // helpers that entered
+  // Pieces [0, summed_) were summed by a helper from the bottom, prefix_[k]
+  // being the running sum before piece k.
+  Alone<size_t> summed_{0};
+  std::array<double, RowPieces::kMaxCount + 1> prefix_{};
   threads::Ticket ticket_;
+  bool announced_ = false;  // Announce opened the ticket; no pass since
 
   // The caller's alone.
   double* alt_ = nullptr;

@@ -86,10 +86,25 @@ struct WorkspaceImpl {
 
   // What a pass split across `threads` needs; threads == 1: nothing. The
   // buffers are grown (for the vocabulary Reserve saw) on the first call.
+  // A job announced for a pass that turns out to need no threads (a
+  // masked row's compacted logits) is cancelled here.
   RowThreads ForPass(int threads, size_t n, std::unique_ptr<RowJob>& job) {
-    if (RowTeam(n, threads) == 1) return {};
+    if (RowTeam(n, threads) == 1) {
+      if (job) job->Cancel();
+      return {};
+    }
     if (!job) job = std::make_unique<RowJob>();
     return {threads, executor.get(), job.get(), Sized(alt), nullptr};
+  }
+  // Announces the logprob's pass (RowJob::Announce) for a row of `vocab`
+  // ids split across `threads`; the returned job, if any, is cancelled by
+  // its holder when the pass did not come.
+  RowJob* AnnounceLogprobPass(int threads, size_t vocab) {
+    const int team = RowTeam(vocab, threads);
+    if (team == 1) return nullptr;
+    if (!logprob_job) logprob_job = std::make_unique<RowJob>();
+    logprob_job->Announce(executor.get(), team);
+    return logprob_job.get();
   }
   float* XCopy() { return Sized(x_copy); }
   double* LogprobE() { return Sized(e_logprob); }

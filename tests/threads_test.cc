@@ -20,6 +20,7 @@
 #include "exactsample/executor.hpp"
 #include "lib/executor.hpp"
 #include "lib/row_passes.hpp"
+#include "lib/workspace.hpp"
 #include "tests/random_requests.hpp"
 #include "tests/test_util.hpp"
 #include "tools/lib/standard_inputs.hpp"
@@ -106,19 +107,16 @@ std::atomic<bool> g_release{false};
 std::atomic<int> g_blocked{0};
 
 // Starts each task on a thread of its own and returns once `counter` has
-// moved (at most a second later; at once after a release when
-// `until_release`): a helper has then claimed work before the caller could
-// do it all.
+// moved (at most a second later): a helper has then claimed work before the
+// caller could do it all.
 class StartedExecutor final : public Executor {
  public:
-  explicit StartedExecutor(std::atomic<int>& counter, bool until_release = false)
-      : counter_(counter), until_release_(until_release) {}
+  explicit StartedExecutor(std::atomic<int>& counter) : counter_(counter) {}
   ~StartedExecutor() override { Join(); }
   void Submit(size_t n, void (*task)(void*), void* arg) override {
     const int before = counter_.load();
     for (size_t k = 0; k < n; ++k) threads_.emplace_back([task, arg] { task(arg); });
     for (int i = 0; i < 1000 && counter_.load() == before; ++i) {
-      if (until_release_ && g_release.load()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
@@ -129,7 +127,6 @@ class StartedExecutor final : public Executor {
 
  private:
   std::atomic<int>& counter_;
-  bool until_release_;
   std::vector<std::thread> threads_;
 };
 
@@ -138,11 +135,30 @@ void BlockHook(size_t) {
   while (!g_release.load()) std::this_thread::sleep_for(100us);
 }
 
+// Releases blocked helpers when a test leaves, early or not (declared after
+// the executor and workspace that wait for them, so that it runs first).
+struct ReleaseOnExit {
+  ~ReleaseOnExit() { g_release = true; }
+};
+
+// Blocks in unit g_block_at alone.
+std::atomic<int> g_block_at{-1};
+void BlockAtHook(size_t unit) {
+  if (static_cast<int>(unit) == g_block_at.load()) BlockHook(unit);
+}
+
+// A pass hook: the caller starts a pass once a helper is blocked in it.
+void WaitForABlockedHelper() {
+  for (int i = 0; i < 1000 && g_blocked.load() == 0; ++i) std::this_thread::sleep_for(1ms);
+}
+
 struct HookScope {
   explicit HookScope(threads::HelperHook hook) { threads::SetHelperHook(hook); }
   ~HookScope() {
     threads::SetHelperHook(nullptr);
+    threads::SetPassHook(nullptr);
     g_sleep_every = 0;
+    g_block_at = -1;
     g_sleep_micros = 0;
   }
 };
@@ -291,6 +307,45 @@ TEST(Threads, PiecesTakenOverAreReadThroughThePatch) {
   EXPECT_TRUE(patched);
 }
 
+TEST(Threads, TheCallerTakesTheTopWhileAHelperSumsFromTheBottom) {
+  // The helper sums pieces 0 and 1 and is held in piece 2 when the caller
+  // starts; the caller computes pieces from the top down, takes the
+  // helper's running sum after piece 1, takes piece 2 over and sums its own
+  // pieces: only piece 2 is in the alternate area, and every running sum is
+  // the one-thread one.
+  HookScope hook(BlockAtHook);
+  threads::SetPassHook(WaitForABlockedHelper);
+  g_block_at = 2;
+  g_blocked = 0;
+  g_release = false;
+  PassRow row(128256, 8);
+  auto& [l, want_e, e, alt, sums, m, v] = row;
+  std::vector<double> want_sums(RowPieces::kMaxCount + 1);
+  const ExpSumResult want =
+      ExpSumPass({l.data()}, l.size(), 1.0, m, want_e.data(), v, {}, want_sums);
+  ThreadExecutor host;
+  RowJob job;
+  const ReleaseOnExit release;
+  const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
+                                      RowThreads{2, &host, &job, alt.data()}, sums);
+  ASSERT_EQ(g_blocked.load(), 1);
+  ASSERT_EQ(test::Bits(got.z), test::Bits(want.z));
+  const RowPieces& pieces = got.sums.pieces;
+  for (size_t k = 0; k <= pieces.count; ++k) {
+    ASSERT_EQ(test::Bits(got.sums.at[k]), test::Bits(want.sums.at[k])) << k;
+  }
+  ASSERT_EQ(got.patch, &job);
+  for (size_t k = 0; k < pieces.count; ++k) {
+    const double* piece = job.Piece(k);
+    EXPECT_EQ(piece, (k == 2 ? alt.data() : e.data()) + pieces.Begin(k)) << k;
+    for (size_t i = 0; i < pieces.Length(k); ++i) {
+      ASSERT_EQ(test::Bits(piece[i]), test::Bits(want_e[pieces.Begin(k) + i]));
+    }
+  }
+  g_release = true;
+  job.WaitIdle();
+}
+
 TEST(Threads, AHelperFinishingLateGivesItsPieceBack) {
   HookScope hook(SleepHook);
   g_sleep_every = 1;
@@ -310,6 +365,46 @@ TEST(Threads, AHelperFinishingLateGivesItsPieceBack) {
     return;
   }
   ADD_FAILURE() << "no piece was taken over";
+}
+
+// The first pass's helpers are called at the start of the call and wait in
+// its job: when the pass does not come (a row rejected, a mask leaving too
+// few ids to split), they leave and the job is free again.
+TEST(Threads, HelpersCalledAheadLeaveWhenThePassDoesNotCome) {
+  ThreadExecutor host;
+  Workspace one_ws, ws;
+  set_executor(ws, &host);
+  test::RandomCase c = Cases()[0];
+  const auto idle_soon = [&ws] {
+    const auto& job = detail::WorkspaceAccess::Of(ws).logprob_job;
+    for (int i = 0; i < 1000 && job != nullptr && job->Busy(); ++i) {
+      std::this_thread::sleep_for(1ms);
+    }
+    return job != nullptr && !job->Busy();
+  };
+  for (int threads : {2, 4}) {
+    test::RandomCase bad = c;
+    bad.logits[bad.logits.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+    Pcg32 rng = stream(1, Purpose::sample);
+    SampleOptions o;
+    o.threads = threads;
+    EXPECT_FALSE(sample({bad.logits, {}, {}, bad.params}, rng, ws, o));
+    EXPECT_TRUE(idle_soon()) << "threads " << threads;
+
+    // Eight allowed ids: the compacted row is too short to split.
+    std::vector<int32_t> allowed = {3, 90, 700, 4000, 9000, 20000, 30000, 39999};
+    Request masked{c.logits, {}, {}, c.params};
+    masked.mask.allowed = allowed;
+    Pcg32 a = stream(2, Purpose::sample), b = stream(2, Purpose::sample);
+    SampleOptions one;
+    EXPECT_EQ(OutcomeOf(sample(masked, a, ws, o), a),
+              OutcomeOf(sample(masked, b, one_ws, one), b));
+    EXPECT_TRUE(idle_soon()) << "threads " << threads;
+
+    EXPECT_EQ(RunRow(c, ws, threads, 3), RunRow(c, one_ws, 1, 3));
+  }
+  host.Join();
+  EXPECT_GT(host.submitted(), 0u);
 }
 
 TEST(Threads, AnExecutorThatNeverRunsTasks) {
@@ -352,6 +447,8 @@ TEST(Threads, TasksRunAfterTheCallReturnedDoNothing) {
 // finishes after the caller's row is freed; the caller's results and
 // generator are untouched; the next calls on the same workspace use other
 // buffers and are right; destroying the workspace waits for the helper.
+// The caller starts each pass only once a helper is blocked inside it.
+
 TEST(Threads, AHelperStillInsideAfterReturnTouchesNothingOfTheCaller) {
   const auto cases = Cases();
   Workspace one_ws;
@@ -361,18 +458,19 @@ TEST(Threads, AHelperStillInsideAfterReturnTouchesNothingOfTheCaller) {
     g_release = false;
     g_blocked = 0;
     HookScope hook(BlockHook);
-    StartedExecutor host(g_blocked, true);  // a helper blocked in the hook
+    threads::SetPassHook(WaitForABlockedHelper);
+    ThreadExecutor host;
     auto ws = std::make_unique<Workspace>();
+    const ReleaseOnExit release_on_exit;  // before ws waits for the helper
     set_executor(*ws, &host);
     auto logits = std::make_unique<std::vector<float>>(c.logits);
     Pcg32 rng = stream(k, Purpose::sample);
     SampleOptions o;
     o.threads = 2;
     Result<Token> r = sample({*logits, c.prompt, c.generated, c.params}, rng, *ws, o);
+    threads::SetPassHook(nullptr);
     const Outcome got = OutcomeOf(r, rng);
     ASSERT_EQ(got, want);
-    // Wait for the helper to be inside (it blocks in the hook).
-    for (int i = 0; i < 2000 && g_blocked.load() == 0; ++i) std::this_thread::sleep_for(1ms);
     ASSERT_GT(g_blocked.load(), 0);
     logits.reset();
     // Another call while the helper is still inside: other buffers.

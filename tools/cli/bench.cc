@@ -207,8 +207,6 @@ int Bench(const BenchOptions& o) {
     }
     types.emplace_back(type, words);
   }
-  Workspace ws;
-
   std::vector<Cell> cells;
   const auto floor_cell = [&](const char* config, FloorKernels kernels) {
     const bool simd = kernels == FloorKernels::simd;
@@ -240,9 +238,13 @@ int Bench(const BenchOptions& o) {
                          tools::TypeName(request.logits_type)};
       if (o.batch == 0) {
         options.threads = threads;
+        // Each row its own workspace, as a runtime keeps one per sequence:
+        // a row split across threads finds its buffers where its threads
+        // left them, not in the cache of the core that ran another row.
         cells.push_back({row,
-                         [request, options, &ws, rng = stream(1, Purpose::sample)]() mutable {
-                           sample(request, rng, ws, options);
+                         [request, options, ws = std::make_shared<Workspace>(),
+                          rng = stream(1, Purpose::sample)]() mutable {
+                           sample(request, rng, *ws, options);
                          },
                          {}});
         return;
