@@ -1,7 +1,7 @@
 // The machinery between a call and its helpers (lib/executor.cc): a
 // process-wide table of job slots that tasks reach by a token, never-freed,
 // so that a task that runs late touches nothing but the table; the library
-// pool; and a test hook.
+// pool; the spin-wait helpers use; and hooks for tests.
 #pragma once
 
 #include <chrono>
