@@ -6,8 +6,9 @@
 // samples the copy with its own workspace into the job's slot for the row.
 // The caller samples the rows it claims in place; when it runs out, it
 // copies back the rows helpers finished and samples itself every row they
-// have not, whose helper's result is then never read. Before returning it
-// waits only for helpers inside a copy.
+// have not, whose helper's result is then never read (a row whose helper is
+// still copying it, with a copy of its generator, written back after the
+// wait below). Before returning it waits only for helpers inside a copy.
 #include "exactsample/batch.hpp"
 
 #include <algorithm>
@@ -45,6 +46,11 @@ struct RowSlot {
   std::atomic<uint8_t> state{kFree};
   std::optional<Result<Token>> result;
   Pcg32 rng = Pcg32::FromState(0, 1, 0);
+  // The caller's alone: a row it took from a helper inside its copy is
+  // sampled with a copy of the row's generator (the helper may still be
+  // reading the generator), written back once no helper copies.
+  Pcg32 taken_rng = Pcg32::FromState(0, 1, 0);
+  bool write_back = false;
 };
 
 // One helper's memory: the row it copied and its workspace.
@@ -90,6 +96,7 @@ class BatchJob final : public threads::Job {
     for (size_t i = 0; i < bulk; ++i) {
       slots_[i].state.store(kFree, std::memory_order_relaxed);
       slots_[i].result.reset();
+      slots_[i].write_back = false;
     }
     while (areas_.size() < helpers) areas_.push_back(std::make_unique<HelperArea>());
     next_row_.store(0, std::memory_order_relaxed);
@@ -209,16 +216,17 @@ void sample_batch(std::span<const BatchRow> rows,
   // A row that cannot allocate gets out_of_memory and the others are
   // sampled; its generator is untouched (the draw comes after every
   // allocation but a trace's).
-  const auto in_place = [&](size_t i, const SampleOptions& o) {
+  const auto sample_row = [&](size_t i, const SampleOptions& o, Pcg32* rng) {
     try {
-      results[i] = rows[i].rng == nullptr ? Result<Token>(NoGenerator(i))
-                                          : sample(rows[i].request, *rows[i].rng, ws, o);
+      results[i] = rng == nullptr ? Result<Token>(NoGenerator(i))
+                                  : sample(rows[i].request, *rng, ws, o);
     } catch (const std::bad_alloc&) {
       results[i] = OutOfMemory();
     } catch (const std::length_error&) {
       results[i] = OutOfMemory();
     }
   };
+  const auto in_place = [&](size_t i, const SampleOptions& o) { sample_row(i, o, rows[i].rng); };
   const size_t team = std::min<size_t>(
       {threads > 0 ? static_cast<size_t>(threads)
                    : std::max<size_t>(1, std::thread::hardware_concurrency()),
@@ -261,7 +269,13 @@ void sample_batch(std::span<const BatchRow> rows,
         break;
       }
       if (slot.state.compare_exchange_weak(s, kTaken, std::memory_order_acq_rel)) {
-        in_place(i, whole);
+        if (s == kCopying && rows[i].rng != nullptr) {
+          slot.taken_rng = *rows[i].rng;
+          slot.write_back = true;
+          sample_row(i, whole, &slot.taken_rng);
+        } else {
+          in_place(i, whole);
+        }
         break;
       }
     }
@@ -274,6 +288,9 @@ void sample_batch(std::span<const BatchRow> rows,
     } else {
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
+  }
+  for (size_t i = 0; i < bulk; ++i) {
+    if (job.slots_[i].write_back) *rows[i].rng = job.slots_[i].taken_rng;
   }
 }
 
