@@ -49,13 +49,14 @@ hn::Mask<D> AllowedLanes(D d, const AllowedIds& allowed, size_t at) {
 // for the ids `allowed` masks out, when kMasked; the check still reads every
 // x); or f32 (an f32 row), twice as many per vector and nothing stored
 // (widening is exact and monotone, so the f32 maximum widened is the f64
-// one). Two vectors per
+// one), copying x to copy_out when kCopy. Two vectors per
 // step: independent max chains hide the Max latency.
-template <bool kMasked, LogitType t, class D>
+template <bool kMasked, LogitType t, bool kCopy = false, class D>
 WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out,
-                        AllowedIds allowed = {}) {
+                        AllowedIds allowed = {}, float* copy_out = nullptr) {
   constexpr bool kWiden = std::is_same_v<hn::TFromD<D>, double>;
   static_assert(kWiden || !kMasked, "a mask applies to the stored row");
+  static_assert(!kWiden || !kCopy, "an f32 row read in f32 lanes is copied");
   static_assert(kWiden || t == LogitType::f32, "a 16-bit row is always widened");
   const size_t N = hn::Lanes(d);
   const auto inf = hn::Set(d, INFINITY);
@@ -71,6 +72,7 @@ WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out
       if constexpr (kMasked) v = hn::IfThenElse(AllowedLanes(d, allowed, at), v, minus_inf);
       hn::StoreU(v, d, l_out + at);
     }
+    if constexpr (kCopy) hn::StoreU(v, d, copy_out + at);
     return v;
   };
   size_t i = 0;
@@ -81,6 +83,8 @@ WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out
   WidenResult r;
   if constexpr (kWiden) {
     r = twins::WidenMax(twins::Row(x + i, t), n - i, l_out + i, allowed.From(i));
+  } else if constexpr (kCopy) {
+    r = twins::CopyCheckedMax(x + i, n - i, copy_out + i);
   } else {
     r = twins::CheckedMax(x + i, n - i);
   }

@@ -23,6 +23,11 @@ WidenResult CheckedMaxImpl(const float* x, size_t n) {
   return MaxAndCheck<false, LogitType::f32>(hn::ScalableTag<float>(), x, n, nullptr);
 }
 
+WidenResult CopyCheckedMaxImpl(const float* x, size_t n, float* copy_out) {
+  return MaxAndCheck<false, LogitType::f32, true>(hn::ScalableTag<float>(), x, n, nullptr, {},
+                                                  copy_out);
+}
+
 double MaxImpl(const double* l, size_t n) {
   return Max(hn::ScalableTag<double>(), l, n);
 }
@@ -39,6 +44,7 @@ namespace exactsample::simd {
 
 HWY_EXPORT(WidenMaxImpl);
 HWY_EXPORT(CheckedMaxImpl);
+HWY_EXPORT(CopyCheckedMaxImpl);
 HWY_EXPORT(MaxImpl);
 HWY_EXPORT(FindFirstImpl);
 
@@ -48,6 +54,10 @@ WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
 
 WidenResult CheckedMax(const float* x, size_t n) {
   return HWY_DYNAMIC_DISPATCH(CheckedMaxImpl)(x, n);
+}
+
+WidenResult CopyCheckedMax(const float* x, size_t n, float* copy_out) {
+  return HWY_DYNAMIC_DISPATCH(CopyCheckedMaxImpl)(x, n, copy_out);
 }
 
 double Max(const double* l, size_t n) {

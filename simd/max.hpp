@@ -23,6 +23,10 @@ WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {});
 // and the check.
 WidenResult CheckedMax(const float* x, size_t n);
 
+// CheckedMax that also copies x[0, n) to copy_out: one read of a row that
+// is then read from the copy (a helper's copy of the caller's row).
+WidenResult CopyCheckedMax(const float* x, size_t n, float* copy_out);
+
 // The largest of l[0..n), n >= 1, no NaN; a zero maximum is +0.0.
 double Max(const double* l, size_t n);
 

@@ -38,15 +38,26 @@ void CheckWiden(const std::vector<float>& x, const std::string& what) {
   ASSERT_EQ(r.bad, r_ref.bad) << what;
   ASSERT_EQ(0, std::memcmp(l.data(), l_ref.data(), l.size() * sizeof(double)))
       << what;
-  // CheckedMax: the same maximum and check without the row.
+  // CheckedMax: the same maximum and check without the row; CopyCheckedMax
+  // with the row copied bit for bit (NaN payloads and signed zeros too).
   const simd::WidenResult c = simd::CheckedMax(x.data(), x.size());
   const twins::WidenResult c_ref = twins::CheckedMax(x.data(), x.size());
+  std::vector<float> copy(x.size() + 1, 7.0f), copy_ref(x.size() + 1, 7.0f);
+  const simd::WidenResult cc = simd::CopyCheckedMax(x.data(), x.size(), copy.data());
+  const twins::WidenResult cc_ref = twins::CopyCheckedMax(x.data(), x.size(), copy_ref.data());
+  ASSERT_EQ(0, std::memcmp(copy.data(), x.data(), x.size() * sizeof(float))) << what;
+  ASSERT_EQ(0, std::memcmp(copy_ref.data(), x.data(), x.size() * sizeof(float))) << what;
+  ASSERT_EQ(copy.back(), 7.0f) << what << ": written past the end";
   ASSERT_EQ(c.bad, r_ref.bad) << what;
   ASSERT_EQ(c_ref.bad, r_ref.bad) << what;
+  ASSERT_EQ(cc.bad, r_ref.bad) << what;
+  ASSERT_EQ(cc_ref.bad, r_ref.bad) << what;
   if (!r.bad) {
     ASSERT_EQ(Bits(r.max), Bits(r_ref.max)) << what;
     ASSERT_EQ(Bits(c.max), Bits(r_ref.max)) << what;
     ASSERT_EQ(Bits(c_ref.max), Bits(r_ref.max)) << what;
+    ASSERT_EQ(Bits(cc.max), Bits(r_ref.max)) << what;
+    ASSERT_EQ(Bits(cc_ref.max), Bits(r_ref.max)) << what;
   }
 }
 
@@ -136,6 +147,7 @@ TEST_P(MaxTest, WidenMaxFlagsNanAndInfAnywhere) {
             simd::WidenMax(x.data(), n, std::vector<double>(n).data()).bad)
             << what;
         ASSERT_TRUE(simd::CheckedMax(x.data(), n).bad) << what;
+        ASSERT_TRUE(simd::CopyCheckedMax(x.data(), n, std::vector<float>(n).data()).bad) << what;
       }
     }
   }

@@ -27,6 +27,11 @@ WidenResult CheckedMax(const float* x, size_t n) {
   return r;
 }
 
+WidenResult CopyCheckedMax(const float* x, size_t n, float* copy_out) {
+  for (size_t i = 0; i < n; ++i) copy_out[i] = x[i];
+  return CheckedMax(x, n);
+}
+
 double Max(const double* l, size_t n) {
   double m = -INFINITY;
   for (size_t i = 0; i < n; ++i) {

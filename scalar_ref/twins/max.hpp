@@ -35,6 +35,9 @@ WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {});
 // WidenMax's maximum and check without the widened row.
 WidenResult CheckedMax(const float* x, size_t n);
 
+// CheckedMax, copying x to copy_out on the way.
+WidenResult CopyCheckedMax(const float* x, size_t n, float* copy_out);
+
 // The largest of l[0..n) (n >= 1, no NaN). A zero maximum is returned as +0.0
 // so that the result does not depend on which of -0.0 and +0.0 comes first;
 // the sign of M never changes l - M for l != 0, nor exp(l - M) for l == 0.
