@@ -21,6 +21,7 @@
 
 #include "lib/executor.hpp"
 #include "lib/workspace.hpp"
+#include "simd/max.hpp"
 
 namespace exactsample {
 namespace {
@@ -62,9 +63,18 @@ struct HelperArea {
   std::vector<double> bias_values;
   std::vector<uint32_t> allowed_bits;
 
-  // Copies `r`'s inputs here; returns the same request over the copies.
+  // Copies `r`'s inputs here; returns the same request over the copies. An
+  // f32 row is checked and its maximum found while it is copied, for the
+  // sample that follows (WorkspaceImpl::checked_row): the caller's row is
+  // then read once.
   Request Copy(const Request& r) {
-    logits.assign(r.logits.begin(), r.logits.end());
+    logits.resize(r.logits.size());
+    detail::WorkspaceImpl& impl = detail::WorkspaceAccess::Of(ws);
+    impl.checked_row = {};
+    if (!r.logits.empty()) {
+      impl.checked_row = {logits.data(), logits.size(),
+                          simd::CopyCheckedMax(r.logits.data(), r.logits.size(), logits.data())};
+    }
     logits16.assign(r.logits16.begin(), r.logits16.end());
     prompt.assign(r.prompt.begin(), r.prompt.end());
     generated.assign(r.generated.begin(), r.generated.end());
@@ -235,10 +245,11 @@ void sample_batch(std::span<const BatchRow> rows,
     for (size_t i = 0; i < count; ++i) in_place(i, options);
     return;
   }
-  // Whole rows, as many as the team divides among itself, leaving at least
-  // one; the rest split across the team (threads in one row), which helpers
-  // that run out of whole rows join.
-  const size_t bulk = (count - 1) / team * team;
+  // Whole rows, as many as the team divides among itself (leaving at least
+  // one below two rows a thread: a row's last whole rows end unevenly); the
+  // rest split across the team (threads in one row), which helpers that run
+  // out of whole rows join.
+  const size_t bulk = (count >= 2 * team ? count : count - 1) / team * team;
   SampleOptions whole = options;
   whole.threads = 1;
   SampleOptions split = options;
@@ -258,26 +269,40 @@ void sample_batch(std::span<const BatchRow> rows,
     in_place(i, whole);
   }
   for (size_t i = bulk; i < count; ++i) in_place(i, split);
+  // A row a helper samples now is sampled here too, with a copy of its
+  // generator (the helper may still be reading it), until either finishes:
+  // true when the caller's result stands.
+  detail::WorkspaceImpl& own = detail::WorkspaceAccess::Of(ws);
+  const auto race = [&](size_t i, RowSlot& slot) {
+    Pcg32* const rng = rows[i].rng;
+    if (rng != nullptr) slot.taken_rng = *rng;
+    struct Watch {
+      threads::Supersede& at;
+      ~Watch() { at = {}; }
+    } watch{own.supersede = {&slot.state, kDone}};
+    try {
+      sample_row(i, whole, rng != nullptr ? &slot.taken_rng : nullptr);
+    } catch (const threads::Superseded&) {
+      return false;
+    }
+    uint8_t s = slot.state.load(std::memory_order_acquire);
+    while (s != kDone && !slot.state.compare_exchange_weak(s, kTaken, std::memory_order_acq_rel)) {
+    }
+    if (s == kDone) return false;  // finished by both: the same result
+    slot.write_back = rng != nullptr;
+    return true;
+  };
   for (size_t i = 0; i < bulk; ++i) {
     RowSlot& slot = job.slots_[i];
     uint8_t s = slot.state.load(std::memory_order_acquire);
-    for (;;) {
-      if (s == kCaller) break;
-      if (s == kDone) {
-        results[i] = std::move(*slot.result);
-        if (rows[i].rng != nullptr) *rows[i].rng = slot.rng;
-        break;
-      }
-      if (slot.state.compare_exchange_weak(s, kTaken, std::memory_order_acq_rel)) {
-        if (s == kCopying && rows[i].rng != nullptr) {
-          slot.taken_rng = *rows[i].rng;
-          slot.write_back = true;
-          sample_row(i, whole, &slot.taken_rng);
-        } else {
-          in_place(i, whole);
-        }
-        break;
-      }
+    if (s == kFree && slot.state.compare_exchange_strong(s, kTaken, std::memory_order_acq_rel)) {
+      in_place(i, whole);  // no helper started it
+      continue;
+    }
+    if ((s == kCopying || s == kCopied) && race(i, slot)) continue;
+    if (s != kCaller) {
+      results[i] = std::move(*slot.result);
+      if (rows[i].rng != nullptr) *rows[i].rng = slot.rng;
     }
   }
   job.ticket_.Close();

@@ -1,6 +1,7 @@
 #include "lib/executor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -45,10 +46,11 @@ std::atomic<HelperHook> g_hook{nullptr};
 std::atomic<PassHook> g_pass_hook{nullptr};
 
 // The library pool. Tasks wait in a queue; a worker with nothing to do
-// spins for up to a millisecond (SpinWhile: a call that follows closely
-// finds it awake; other work on the core runs), and then sleeps on the
-// condition variable. A caller's Submit never blocks on a worker: when it
-// cannot take the queue's lock at once, its tasks are not queued.
+// spins (SpinWhile: other work on the core runs) for as long as the recent
+// gaps between submissions, when they are short, so that the next call
+// finds it awake, and then sleeps on the condition variable. A caller's
+// Submit never blocks on a worker: when it cannot take the queue's lock at
+// once, its tasks are not queued.
 class Pool final : public Executor {
  public:
   static constexpr size_t kMaxThreads = 63;
@@ -60,6 +62,7 @@ class Pool final : public Executor {
     std::unique_lock<std::mutex> lock = TryLock();
     if (!lock.owns_lock()) return;  // no helpers this time: the caller does the work
     const size_t want = std::min(n, kMaxThreads);
+    NoteSubmission();
     while (workers_.size() < want) workers_.emplace_back([this] { Work(); });
     queue_.push_back({task, arg, n});
     pending_.fetch_add(n, std::memory_order_release);
@@ -123,6 +126,27 @@ class Pool final : public Executor {
     return lock;
   }
 
+  // How long an idle worker spins: waking a sleeping one costs 40 to 80 us
+  // on a VM (and the caller's Submit 15 to 20 us of system call), a third of
+  // a one-thread call at V = 128256, so a worker stays awake across gaps
+  // like the recent ones between submissions (the longest of the last few:
+  // a call's two passes, or a one-thread call between two split ones, make
+  // them alternate) when those are at most kBridgeMicros; when calls are
+  // further apart, a spin would not reach the next one and only kMinSpin
+  // (a quick follow-up) is spent. The lock is held.
+  void NoteSubmission() {
+    const Clock::time_point now = Clock::now();
+    if (last_submit_ != Clock::time_point{}) {
+      gaps_[next_gap_] = now - last_submit_;
+      next_gap_ = (next_gap_ + 1) % gaps_.size();
+    }
+    last_submit_ = now;
+    const Clock::duration longest = *std::max_element(gaps_.begin(), gaps_.end());
+    const Clock::duration spin =
+        longest <= kBridge ? std::max(kMinSpin, longest + longest / 4) : kMinSpin;
+    spin_.store(spin.count(), std::memory_order_relaxed);
+  }
+
   // Takes one run off the queue; the lock is held.
   bool PopLocked(Entry& out) {
     if (queue_.empty()) return false;
@@ -136,7 +160,7 @@ class Pool final : public Executor {
     for (;;) {
       // A short bounded spin, then sleep.
       SpinWhile([&] { return pending_.load(std::memory_order_acquire) == 0; },
-                std::chrono::microseconds(kSpinMicros));
+                Clock::duration(spin_.load(std::memory_order_relaxed)));
       Entry e{};
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -153,11 +177,9 @@ class Pool final : public Executor {
     }
   }
 
-  // Long enough to bridge the gap between a caller's consecutive calls
-  // (waking a sleeping thread costs 50 to 80 us on a VM, a third of a
-  // one-thread call at V = 128256) and a one-thread call between them;
-  // short enough not to matter to a host whose calls are further apart.
-  static constexpr int kSpinMicros = 1000;
+  using Clock = SpinClock;
+  static constexpr Clock::duration kBridge = std::chrono::microseconds(4000);
+  static constexpr Clock::duration kMinSpin = std::chrono::microseconds(200);
 
   std::mutex mutex_;
   std::condition_variable ready_;
@@ -167,6 +189,10 @@ class Pool final : public Executor {
   size_t sleeping_ = 0;
   uint64_t wakes_ = 0;  // WakeSleepers calls
   bool stopping_ = false;
+  Clock::time_point last_submit_{};
+  std::array<Clock::duration, 4> gaps_{};
+  size_t next_gap_ = 0;
+  std::atomic<Clock::rep> spin_{std::chrono::duration_cast<Clock::duration>(kMinSpin).count()};
 };
 
 Pool& ThePool() {

@@ -4,6 +4,7 @@
 // pool; the spin-wait helpers use; and hooks for tests.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -71,6 +72,19 @@ bool SpinWhile(Busy busy, SpinClock::duration limit) {
   }
   return true;
 }
+
+// A call whose result another thread may deliver first (a batch row a
+// helper is still sampling, which the caller samples too): once `word`
+// holds `value`, the call's passes over one thread stop between pieces by
+// throwing Superseded, before anything it returns or draws is touched.
+struct Supersede {
+  const std::atomic<uint8_t>* word = nullptr;
+  uint8_t value = 0;
+  bool Now() const {
+    return word != nullptr && word->load(std::memory_order_acquire) == value;
+  }
+};
+struct Superseded {};
 
 // The task handed to executors: enters the job named by the token, if its
 // call is still open, helps, and leaves.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "lib/row_passes.hpp"
@@ -123,9 +124,15 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   const simd::Row x = simd::Row::Of(request);
   double* const l = plan.f32_row ? nullptr : ws.l.data();
   // Step 1 and the mask, checking the row and finding the largest logit
-  // after the mask in the same pass.
+  // after the mask in the same pass; on the f32-row path, with the helpers
+  // called for the logprob's pass.
   const uint32_t* bits = plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr;
-  const simd::WidenResult widened = WidenMaxPass(x, n, l, {bits});
+  const auto checked = std::exchange(ws.checked_row, {});
+  RowJob* const helpers = l == nullptr ? ws.AnnouncedLogprobJob() : nullptr;
+  const simd::WidenResult widened =
+      l == nullptr && checked.x == request.logits.data() && checked.n == n
+          ? checked.result
+          : WidenMaxPass(x, n, l, {bits}, helpers, helpers != nullptr ? ws.XCopy() : nullptr);
   if (widened.bad) return *checks::LogitValues(request);
   if (widened.max == -INFINITY) {  // a finite bias leaves -inf logits -inf
     if (auto e = checks::LogitValues(request)) return *e;

@@ -13,6 +13,10 @@ namespace {
 // Below this a row is not worth a team of threads.
 constexpr size_t kMinPerThread = 16384;
 
+// The caller computing a helper's unfinished piece looks between blocks of
+// this many ids whether the helper has finished it meanwhile.
+constexpr size_t kRaceBlock = 512;
+
 }  // namespace
 
 int RowTeam(size_t n, int threads) {
@@ -20,18 +24,17 @@ int RowTeam(size_t n, int threads) {
       n / kMinPerThread, 1, static_cast<size_t>(std::clamp(threads, 1, kMaxRowThreads))));
 }
 
-simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
-                               simd::AllowedIds allowed) {
-  return l_out != nullptr ? simd::WidenMax(x, n, l_out, allowed)
-                          : simd::CheckedMax(x.As<LogitType::f32>(), n);
-}
-
 void RowJob::Help() {
   present_.fetch_add(1, std::memory_order_seq_cst);
-  // Until the caller publishes or cancels the pass, which it always does.
-  threads::SpinWhile([&] { return phase_.load(std::memory_order_acquire) == kWaiting; },
-                     threads::SpinClock::duration::max());
-  if (phase_.load(std::memory_order_acquire) == kCancelled) return;
+  const auto phase = [&] { return phase_.load(std::memory_order_acquire); };
+  // Until the caller opens a pass or cancels, which it always does.
+  constexpr auto kUntilDone = threads::SpinClock::duration::max();
+  threads::SpinWhile([&] { return phase() == kWaiting; }, kUntilDone);
+  if (phase() == kMax) {
+    MaxFromBottom();
+    threads::SpinWhile([&] { return phase() == kMax; }, kUntilDone);
+  }
+  if (phase() == kCancelled) return;
   SumFromBottom();
   StoreFromTop();
 }
@@ -39,6 +42,7 @@ void RowJob::Help() {
 void RowJob::Announce(Executor* executor, int team) {
   phase_.store(kWaiting, std::memory_order_relaxed);
   present_.store(0, std::memory_order_relaxed);
+  max_split_ = false;
   if (void* token = ticket_.Open(this)) {
     announced_ = true;
     threads::SubmitHelpers(executor, static_cast<size_t>(team - 1), token);
@@ -50,6 +54,109 @@ void RowJob::Cancel() {
   announced_ = false;
   phase_.store(kCancelled, std::memory_order_release);
   ticket_.Close();
+  if (max_split_) WaitCopies();
+}
+
+void RowJob::SetRow(RowPieces pieces, const float* x, float* x_copy) {
+  pieces_ = pieces;
+  x_ = x;
+  x_copy_ = x_copy;
+  copying_.store(0, std::memory_order_relaxed);
+}
+
+// Helpers still copying a piece of the caller's row: the only wait, the
+// length of one piece's copy (a helper that claims after the caller has
+// claimed every piece finds nothing).
+void RowJob::WaitCopies() const {
+  for (int k = 0; copying_.load(std::memory_order_seq_cst) != 0; ++k) {
+    if (k > 256) std::this_thread::yield();
+  }
+}
+
+simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
+                               simd::AllowedIds allowed, RowJob* job, float* x_copy) {
+  if (l_out != nullptr) return simd::WidenMax(x, n, l_out, allowed);
+  const float* const row = x.As<LogitType::f32>();
+  if (job == nullptr || !job->announced_ || x_copy == nullptr) return simd::CheckedMax(row, n);
+
+  RowJob& j = *job;
+  const RowPieces pieces = RowPieces::Of(n);
+  j.SetRow(pieces, row, x_copy);
+  for (size_t k = 0; k < pieces.count; ++k) {
+    j.max_state_[k].store(RowJob::kFree, std::memory_order_relaxed);
+  }
+  j.max_next_.store(0, std::memory_order_relaxed);
+  j.max_split_ = true;
+  j.phase_.store(RowJob::kMax, std::memory_order_seq_cst);
+  threads::RunPassHook();
+
+  // Each piece's maximum is +0.0 for a zero one, so the largest of them is
+  // the row's in any order.
+  simd::WidenResult r{-INFINITY, false};
+  const auto add = [&r](simd::WidenResult piece) {
+    r.bad |= piece.bad;
+    r.max = std::max(r.max, piece.max);
+  };
+  const auto compute = [&](size_t k) {
+    add(simd::CheckedMax(row + pieces.Begin(k), pieces.Length(k)));
+  };
+  // From the top while helpers take pieces from the bottom, then every
+  // piece below: a helper's finished one gives its result, any other is
+  // computed here (taken over from a helper that has not finished).
+  size_t top = pieces.count;
+  for (uint8_t s = RowJob::kFree; top > 0; s = RowJob::kFree) {
+    if (!j.max_state_[top - 1].compare_exchange_strong(s, RowJob::kCaller,
+                                                        std::memory_order_seq_cst)) {
+      break;
+    }
+    compute(--top);
+  }
+  for (size_t k = 0; k < top; ++k) {
+    std::atomic<uint8_t>& state = j.max_state_[k];
+    uint8_t s = state.load(std::memory_order_acquire);
+    while (s != RowJob::kDone &&
+           !state.compare_exchange_weak(s, s == RowJob::kFree ? RowJob::kCaller : RowJob::kTaken,
+                                        std::memory_order_seq_cst, std::memory_order_acquire)) {
+    }
+    if (s == RowJob::kDone) {
+      add(j.max_of_[k]);
+    } else {
+      compute(k);
+    }
+  }
+  return r;
+}
+
+void RowJob::MaxFromBottom() {
+  for (;;) {
+    EnterCopy();
+    const size_t k = max_next_.fetch_add(1, std::memory_order_seq_cst);
+    uint8_t s = kFree;
+    if (k >= pieces_.count ||
+        !max_state_[k].compare_exchange_strong(s, kHelper, std::memory_order_seq_cst)) {
+      LeaveCopy();
+      return;
+    }
+    const size_t begin = pieces_.Begin(k);
+    const size_t length = pieces_.Length(k);
+    max_of_[k] = simd::CopyCheckedMax(x_ + begin, length, x_copy_ + begin);
+    LeaveCopy();
+    threads::RunHelperHook(k);
+    Finish(max_state_[k]);
+  }
+}
+
+bool RowJob::CopiedByMaxPass(size_t k) const {
+  if (!max_split_) return false;
+  uint8_t s = kFree;
+  // kHelper or kTaken: another helper copies it now.
+  threads::SpinWhile(
+      [&] {
+        s = max_state_[k].load(std::memory_order_acquire);
+        return s == kHelper || s == kTaken;
+      },
+      threads::SpinClock::duration::max());
+  return s == kDone || s == kLateDone;
 }
 
 // Counted as copying before the claim: once the caller has seen every piece
@@ -70,8 +177,10 @@ bool RowJob::Claim(size_t k, simd::ExpSource& src) {
   }
   src = src_;
   if (x_ != nullptr) {
-    std::memcpy(x_copy_ + pieces_.Begin(k), x_ + pieces_.Begin(k),
-                pieces_.Length(k) * sizeof(float));
+    if (!CopiedByMaxPass(k)) {
+      std::memcpy(x_copy_ + pieces_.Begin(k), x_ + pieces_.Begin(k),
+                  pieces_.Length(k) * sizeof(float));
+    }
     src = {nullptr, x_copy_};
   }
   LeaveCopy();
@@ -79,14 +188,14 @@ bool RowJob::Claim(size_t k, simd::ExpSource& src) {
   return true;
 }
 
-bool RowJob::Finish(size_t k) {
+bool RowJob::Finish(std::atomic<uint8_t>& state) {
   uint8_t s = kHelper;
-  if (state_[k].compare_exchange_strong(s, kDone, std::memory_order_release,
-                                        std::memory_order_relaxed)) {
+  if (state.compare_exchange_strong(s, kDone, std::memory_order_release,
+                                    std::memory_order_relaxed)) {
     return true;
   }
   // Taken over meanwhile: nobody but this helper moves it on from there.
-  state_[k].store(kLateDone, std::memory_order_release);
+  state.store(kLateDone, std::memory_order_release);
   return false;
 }
 
@@ -100,7 +209,7 @@ void RowJob::SumFromBottom() {
     z = simd::ExpSum(src.At(begin), pieces_.Length(k), divisor_, shift_, e_ + begin, v_, z);
     prefix_[k + 1] = z;
     summed_.store(k + 1, std::memory_order_release);
-    if (!Finish(k)) return;
+    if (!Finish(state_[k])) return;
   }
 }
 
@@ -119,7 +228,7 @@ void RowJob::StoreFromTop() {
     if (!Claim(k, src)) return;
     const size_t begin = pieces_.Begin(k);
     simd::ExpStore(src.At(begin), pieces_.Length(k), divisor_, shift_, e_ + begin, v_);
-    Finish(k);
+    Finish(state_[k]);
   }
 }
 
@@ -161,6 +270,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   if (team == 1 || threads.job == nullptr || e_out == nullptr ||
       (src.l == nullptr && threads.x_copy == nullptr)) {
     for (size_t p = 0; p < pieces.count; ++p) {
+      if (threads.supersede.Now()) throw threads::Superseded{};
       prefix[p] = z;
       z = simd::ExpSum(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
                        e_out != nullptr ? e_out + pieces.Begin(p) : nullptr, v, z);
@@ -174,16 +284,15 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   job.shift_ = shift;
   job.e_ = e_out;
   job.v_ = v;
-  job.pieces_ = pieces;
+  // After a max pass split through the job (the same row), its helpers
+  // may still read what it set.
+  if (!job.max_split_) job.SetRow(pieces, src.l == nullptr ? src.x : nullptr, threads.x_copy);
   for (size_t p = 0; p < pieces.count; ++p) {
     job.state_[p].store(RowJob::kFree, std::memory_order_relaxed);
     job.patched_[p] = false;
   }
   job.cursor_.store(static_cast<ptrdiff_t>(pieces.count) - 1, std::memory_order_relaxed);
   job.alt_ = threads.alt;
-  job.x_ = src.l == nullptr ? src.x : nullptr;
-  job.x_copy_ = threads.x_copy;
-  job.copying_.store(0, std::memory_order_relaxed);
   job.summed_.store(0, std::memory_order_relaxed);
   job.patches_ = 0;
   job.contiguous_ = false;
@@ -223,8 +332,9 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
 
   // Every piece in ascending order: one a helper summed from the bottom
   // gives its running sum, a free one is claimed and computed here, a
-  // helper's unfinished one is taken over and computed into the alternate
-  // area, and the sum goes on over finished ones.
+  // helper's unfinished one is computed here too, into the alternate area
+  // a block at a time, until either copy is whole (the first one finished
+  // serves: the same values), and the sum goes on over finished ones.
   for (size_t p = 0; p < pieces.count; ++p) {
     prefix[p] = z;
     if (p < job.summed_.load(std::memory_order_acquire)) {
@@ -239,22 +349,35 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
       z = simd::ExpSum(src.At(begin), length, divisor, shift, e_out + begin, v, z);
       continue;
     }
-    if (s == RowJob::kHelper &&
-        state.compare_exchange_strong(s, RowJob::kTaken, std::memory_order_seq_cst)) {
-      z = simd::ExpSum(src.At(begin), length, divisor, shift, threads.alt + begin, v, z);
-      job.patched_[p] = true;
-      ++job.patches_;
-      continue;
+    if (s == RowJob::kHelper) {
+      double mine = z;
+      size_t done = 0;
+      for (; done < length; done += kRaceBlock) {
+        if (p < job.summed_.load(std::memory_order_acquire) ||
+            state.load(std::memory_order_acquire) != RowJob::kHelper) {
+          break;
+        }
+        mine = simd::ExpSum(src.At(begin + done), std::min(kRaceBlock, length - done), divisor,
+                            shift, threads.alt + begin + done, v, mine);
+      }
+      if (done >= length) {
+        s = RowJob::kHelper;
+        if (state.compare_exchange_strong(s, RowJob::kTaken, std::memory_order_seq_cst)) {
+          job.patched_[p] = true;
+          ++job.patches_;
+        }
+        z = mine;
+        continue;
+      }
+      if (p < job.summed_.load(std::memory_order_acquire)) {
+        z = job.prefix_[p + 1];
+        continue;
+      }
     }
     z = simd::AccumulateExact(z, e_out + begin, length);  // kDone or kCaller
   }
   job.ticket_.Close();
-  // Helpers still copying a piece of the caller's row: the only wait, the
-  // length of one piece's copy (a helper that claims after this finds
-  // every piece taken).
-  for (int k = 0; job.copying_.load(std::memory_order_seq_cst) != 0; ++k) {
-    if (k > 256) std::this_thread::yield();
-  }
+  job.WaitCopies();
   return result(job.patches_ > 0 ? &job : nullptr);
 }
 

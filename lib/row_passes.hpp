@@ -33,19 +33,25 @@ namespace exactsample {
 // use this many).
 inline constexpr int kMaxRowThreads = 64;
 
+class RowJob;
+
 // Step 1 with its check: simd::WidenMax (with the mask `allowed`; x f32, f16
-// or bf16); l_out null: simd::CheckedMax (an f32 row is read, nothing
-// stored, no mask).
-// Always on the calling thread alone: a helper would read the caller's row
-// for all of the pass, and the caller would have to wait for it.
+// or bf16), on the calling thread alone; l_out null: simd::CheckedMax (an
+// f32 row is read, nothing stored, no mask), split piece by piece with the
+// helpers an announced `job` called (RowJob::Announce) when it has one: they
+// take the maximum of the pieces they claim while copying them into x_copy
+// (n floats, the job owner's), and the exp pass that follows reads those
+// copies instead of copying again. The caller computes the maximum of
+// every piece no helper has finished, so it never waits for one; a helper
+// still inside a copy of the caller's row is waited for by the exp pass or
+// by Cancel.
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
-                               simd::AllowedIds allowed = {});
+                               simd::AllowedIds allowed = {}, RowJob* job = nullptr,
+                               float* x_copy = nullptr);
 
 // The number of threads a row of n ids is split across for `threads` asked:
 // at least 16384 ids each, at most 64.
 int RowTeam(size_t n, int threads);
-
-class RowJob;
 
 // How a pass is split. threads > 1 needs a job (not Busy) and an alternate
 // area of n doubles; f64 sources and e_out must be memory the job's owner
@@ -59,6 +65,7 @@ struct RowThreads {
   RowJob* job = nullptr;
   double* alt = nullptr;
   float* x_copy = nullptr;
+  threads::Supersede supersede{};  // a pass on one thread stops once it holds
 };
 
 // Z = simd::ExpSum(src, n, divisor, shift, e_out, v) with e stored into e_out
@@ -86,8 +93,11 @@ class RowJob final : public threads::Job {
   // waking them takes longer than the call's work before it); they wait in
   // the job for the pass or for Cancel. Nothing when no slot is free.
   void Announce(Executor* executor, int team);
-  // An announced job whose pass did not come: the helpers waiting leave.
+  // An announced job whose pass did not come: the helpers waiting leave
+  // (once none is inside a copy of the caller's row).
   void Cancel();
+  // Whether Announce called helpers for a pass still to come.
+  bool Announced() const { return announced_; }
 
   // Whether a helper of an earlier pass may still be inside: its source and
   // e buffers must not be reused then.
@@ -106,7 +116,11 @@ class RowJob final : public threads::Job {
  private:
   friend ExpSumResult ExpSumPass(simd::ExpSource, size_t, double, double, double*,
                                  simd::ExpVariant, const RowThreads&, std::span<double>);
-  enum Phase : uint8_t { kWaiting, kPublished, kCancelled };
+  friend simd::WidenResult WidenMaxPass(simd::Row, size_t, double*, simd::AllowedIds,
+                                        RowJob*, float*);
+  // kMax: the max pass is open (helpers that finish their part of it wait
+  // on for the exp pass); kPublished: the exp pass is.
+  enum Phase : uint8_t { kWaiting, kMax, kPublished, kCancelled };
   enum State : uint8_t {
     kFree,      // nobody has it
     kHelper,    // a helper computes it into e_out
@@ -116,17 +130,29 @@ class RowJob final : public threads::Job {
     kLateDone,  // taken, and the helper has since finished e_out's copy too
   };
 
-  // A helper's part: the pieces from the bottom with the running sum while
-  // they are free, then pieces from the top.
+  // Sets what both passes read; not again while a helper of the max pass
+  // may read it.
+  void SetRow(RowPieces pieces, const float* x, float* x_copy);
+  // A helper's part of the max pass: pieces from the bottom while they are
+  // free, each copied into x_copy while its maximum is taken.
+  void MaxFromBottom();
+  // A helper's part of the exp pass: the pieces from the bottom with the
+  // running sum while they are free, then pieces from the top.
   void SumFromBottom();
   void StoreFromTop();
   // Claims piece k (already counted in copying_), copies its part of the
-  // caller's row and runs the hook; false, the count left, when k is taken.
+  // caller's row (unless the max pass did) and runs the hook; false, the
+  // count left, when k is taken.
   bool Claim(size_t k, simd::ExpSource& src);
-  // Piece k's e values are in e_; false when the caller took it over.
-  bool Finish(size_t k);
+  // The helper that claimed piece k in `states` is done with it; false when
+  // the caller took it over meanwhile.
+  static bool Finish(std::atomic<uint8_t>& state);
+  // Whether piece k's part of the row is in x_copy_, waiting for a helper
+  // of the max pass still copying it.
+  bool CopiedByMaxPass(size_t k) const;
   void EnterCopy();
   void LeaveCopy();
+  void WaitCopies() const;
 
   // Read by helpers.
   simd::ExpSource src_{};
@@ -153,6 +179,15 @@ class RowJob final : public threads::Job {
   // being the running sum before piece k.
   Alone<size_t> summed_{0};
   std::array<double, RowPieces::kMaxCount + 1> prefix_{};
+  // The max pass: the next piece helpers try, going up; each piece's state
+  // (a helper's piece is copied into x_copy_ once kDone or kLateDone) and
+  // a helper's result for it. max_split_: this call's max pass ran through
+  // the job, so the exp pass reuses its copies (set before helpers enter
+  // either pass).
+  Alone<size_t> max_next_{0};
+  std::array<Alone<uint8_t>, RowPieces::kMaxCount> max_state_{};
+  std::array<simd::WidenResult, RowPieces::kMaxCount> max_of_{};
+  bool max_split_ = false;
   threads::Ticket ticket_;
   bool announced_ = false;  // Announce opened the ticket; no pass since
 

@@ -15,6 +15,7 @@
 #include "lib/executor.hpp"
 #include "lib/row_passes.hpp"
 #include "lib/row_sums.hpp"
+#include "simd/max.hpp"
 #include "simd/nucleus.hpp"
 
 namespace exactsample::detail {
@@ -50,6 +51,16 @@ struct WorkspaceImpl {
   };
   std::vector<RowBuffers> set_aside;
   threads::SharedExecutor executor;  // null: the library pool
+  // Step 1's check and maximum of an f32 row, found while it was copied (a
+  // batch helper's copy of the caller's row): the next call's
+  // PenalizedLogits takes it, for that row, instead of reading it again.
+  struct CheckedRow {
+    const float* x = nullptr;
+    size_t n = 0;
+    simd::WidenResult result{};
+  } checked_row;
+  // Set by sample_batch while it samples a row a helper may finish first.
+  threads::Supersede supersede;
 
   WorkspaceImpl() = default;
   WorkspaceImpl(const WorkspaceImpl&) = delete;
@@ -91,10 +102,10 @@ struct WorkspaceImpl {
   RowThreads ForPass(int threads, size_t n, std::unique_ptr<RowJob>& job) {
     if (RowTeam(n, threads) == 1) {
       if (job) job->Cancel();
-      return {};
+      return {.supersede = supersede};
     }
     if (!job) job = std::make_unique<RowJob>();
-    return {threads, executor.get(), job.get(), Sized(alt), nullptr};
+    return {threads, executor.get(), job.get(), Sized(alt), nullptr, supersede};
   }
   // Announces the logprob's pass (RowJob::Announce) for a row of `vocab`
   // ids split across `threads`; the returned job, if any, is cancelled by
@@ -105,6 +116,10 @@ struct WorkspaceImpl {
     if (!logprob_job) logprob_job = std::make_unique<RowJob>();
     logprob_job->Announce(executor.get(), team);
     return logprob_job.get();
+  }
+  // The logprob pass's job while its helpers wait for it, else null.
+  RowJob* AnnouncedLogprobJob() {
+    return logprob_job != nullptr && logprob_job->Announced() ? logprob_job.get() : nullptr;
   }
   float* XCopy() { return Sized(x_copy); }
   double* LogprobE() { return Sized(e_logprob); }
