@@ -280,9 +280,11 @@ void sample_batch(std::span<const BatchRow> rows,
       threads::Supersede& at;
       ~Watch() { at = {}; }
     } watch{own.supersede = {&slot.state, kDone}};
+    threads::RunRaceHook(i, threads::Race::started);
     try {
       sample_row(i, whole, rng != nullptr ? &slot.taken_rng : nullptr);
     } catch (const threads::Superseded&) {
+      threads::RunRaceHook(i, threads::Race::helper_served);
       return false;
     }
     uint8_t s = slot.state.load(std::memory_order_acquire);

@@ -44,6 +44,7 @@ void* TokenOf(uint32_t slot, uint64_t generation) {
 
 std::atomic<HelperHook> g_hook{nullptr};
 std::atomic<PassHook> g_pass_hook{nullptr};
+std::atomic<RaceHook> g_race_hook{nullptr};
 
 // The library pool. Tasks wait in a queue; a worker with nothing to do
 // spins (SpinWhile: other work on the core runs) for as long as the recent
@@ -126,25 +127,16 @@ class Pool final : public Executor {
     return lock;
   }
 
-  // How long an idle worker spins: waking a sleeping one costs 40 to 80 us
-  // on a VM (and the caller's Submit 15 to 20 us of system call), a third of
-  // a one-thread call at V = 128256, so a worker stays awake across gaps
-  // like the recent ones between submissions (the longest of the last few:
-  // a call's two passes, or a one-thread call between two split ones, make
-  // them alternate) when those are at most kBridgeMicros; when calls are
-  // further apart, a spin would not reach the next one and only kMinSpin
-  // (a quick follow-up) is spent. The lock is held.
+  // Records the gap since the last submission for IdleSpin. The lock is
+  // held.
   void NoteSubmission() {
-    const Clock::time_point now = Clock::now();
-    if (last_submit_ != Clock::time_point{}) {
+    const SpinClock::time_point now = SpinClock::now();
+    if (last_submit_ != SpinClock::time_point{}) {
       gaps_[next_gap_] = now - last_submit_;
       next_gap_ = (next_gap_ + 1) % gaps_.size();
     }
     last_submit_ = now;
-    const Clock::duration longest = *std::max_element(gaps_.begin(), gaps_.end());
-    const Clock::duration spin =
-        longest <= kBridge ? std::max(kMinSpin, longest + longest / 4) : kMinSpin;
-    spin_.store(spin.count(), std::memory_order_relaxed);
+    spin_.store(IdleSpin(gaps_).count(), std::memory_order_relaxed);
   }
 
   // Takes one run off the queue; the lock is held.
@@ -160,7 +152,7 @@ class Pool final : public Executor {
     for (;;) {
       // A short bounded spin, then sleep.
       SpinWhile([&] { return pending_.load(std::memory_order_acquire) == 0; },
-                Clock::duration(spin_.load(std::memory_order_relaxed)));
+                SpinClock::duration(spin_.load(std::memory_order_relaxed)));
       Entry e{};
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -177,9 +169,6 @@ class Pool final : public Executor {
     }
   }
 
-  using Clock = SpinClock;
-  static constexpr Clock::duration kBridge = std::chrono::microseconds(4000);
-  static constexpr Clock::duration kMinSpin = std::chrono::microseconds(200);
 
   std::mutex mutex_;
   std::condition_variable ready_;
@@ -189,10 +178,10 @@ class Pool final : public Executor {
   size_t sleeping_ = 0;
   uint64_t wakes_ = 0;  // WakeSleepers calls
   bool stopping_ = false;
-  Clock::time_point last_submit_{};
-  std::array<Clock::duration, 4> gaps_{};
+  SpinClock::time_point last_submit_{};
+  std::array<SpinClock::duration, kSubmissionGaps> gaps_{};
   size_t next_gap_ = 0;
-  std::atomic<Clock::rep> spin_{std::chrono::duration_cast<Clock::duration>(kMinSpin).count()};
+  std::atomic<SpinClock::rep> spin_{IdleSpin(gaps_).count()};
 };
 
 Pool& ThePool() {
@@ -201,6 +190,14 @@ Pool& ThePool() {
 }
 
 }  // namespace
+
+SpinClock::duration IdleSpin(std::span<const SpinClock::duration> gaps) {
+  constexpr SpinClock::duration kBridge = std::chrono::microseconds(4000);
+  constexpr SpinClock::duration kMinSpin = std::chrono::microseconds(200);
+  const SpinClock::duration longest =
+      gaps.empty() ? SpinClock::duration{} : *std::max_element(gaps.begin(), gaps.end());
+  return longest <= kBridge ? std::max(kMinSpin, longest + longest / 4) : kMinSpin;
+}
 
 void Relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -290,6 +287,12 @@ void SetPassHook(PassHook hook) { g_pass_hook.store(hook, std::memory_order_rele
 
 void RunPassHook() {
   if (const PassHook hook = g_pass_hook.load(std::memory_order_acquire)) hook();
+}
+
+void SetRaceHook(RaceHook hook) { g_race_hook.store(hook, std::memory_order_release); }
+
+void RunRaceHook(size_t unit, Race event) {
+  if (const RaceHook hook = g_race_hook.load(std::memory_order_acquire)) hook(unit, event);
 }
 
 void SetExecutor(Workspace& workspace, SharedExecutor executor) {

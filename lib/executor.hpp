@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <thread>
 
 #include "exactsample/executor.hpp"
@@ -86,6 +87,18 @@ struct Supersede {
 };
 struct Superseded {};
 
+// How long an idle worker of the library pool spins before it sleeps, for
+// the last kSubmissionGaps gaps between submissions: waking a sleeping
+// thread costs 40 to 80 us on a VM (and the waking Submit 15 to 20 us of
+// system call), a third of a one-thread call at V = 128256, so it stays
+// awake across gaps like the recent ones (the longest of them, 1.25 times:
+// a call's two passes, or a one-thread call between two split ones, make
+// them alternate) when they are at most 4 ms; when calls are further apart
+// a spin would not reach the next one, and only 200 us (a quick follow-up)
+// are spent.
+inline constexpr size_t kSubmissionGaps = 4;
+SpinClock::duration IdleSpin(std::span<const SpinClock::duration> gaps);
+
 // The task handed to executors: enters the job named by the token, if its
 // call is still open, helps, and leaves.
 void HelperTask(void* token);
@@ -116,6 +129,15 @@ void RunHelperHook(size_t unit);
 using PassHook = void (*)();
 void SetPassHook(PassHook hook);
 void RunPassHook();
+
+// Tests: a function the caller calls when it computes work a helper holds
+// too (a helper's unfinished piece of a row, a batch row a helper samples):
+// once as it starts (`started`), and again if it stops because the
+// helper's copy is finished (`helper_served`); null: none.
+enum class Race { started, helper_served };
+using RaceHook = void (*)(size_t unit, Race event);
+void SetRaceHook(RaceHook hook);
+void RunRaceHook(size_t unit, Race event);
 
 // An executor a workspace keeps (the C ABI's adapter owns its executor).
 using SharedExecutor = std::shared_ptr<Executor>;

@@ -350,6 +350,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
       continue;
     }
     if (s == RowJob::kHelper) {
+      threads::RunRaceHook(p, threads::Race::started);
       double mine = z;
       size_t done = 0;
       for (; done < length; done += kRaceBlock) {
@@ -369,6 +370,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
         z = mine;
         continue;
       }
+      threads::RunRaceHook(p, threads::Race::helper_served);
       if (p < job.summed_.load(std::memory_order_acquire)) {
         z = job.prefix_[p + 1];
         continue;

@@ -152,11 +152,25 @@ void WaitForABlockedHelper() {
   for (int i = 0; i < 1000 && g_blocked.load() == 0; ++i) std::this_thread::sleep_for(1ms);
 }
 
+// A race hook: when the caller starts computing work a helper holds, the
+// helper is released and given time to finish first; counts the times the
+// helper's copy served.
+std::atomic<int> g_served{0};
+void ReleaseWhenRaced(size_t, threads::Race event) {
+  if (event == threads::Race::helper_served) {
+    g_served.fetch_add(1);
+    return;
+  }
+  g_release = true;
+  std::this_thread::sleep_for(100ms);
+}
+
 struct HookScope {
   explicit HookScope(threads::HelperHook hook) { threads::SetHelperHook(hook); }
   ~HookScope() {
     threads::SetHelperHook(nullptr);
     threads::SetPassHook(nullptr);
+    threads::SetRaceHook(nullptr);
     g_sleep_every = 0;
     g_block_at = -1;
     g_sleep_micros = 0;
@@ -344,6 +358,143 @@ TEST(Threads, TheCallerTakesTheTopWhileAHelperSumsFromTheBottom) {
   }
   g_release = true;
   job.WaitIdle();
+}
+
+TEST(Threads, TheCallerUsesAHelpersPieceFinishedWhileItComputesItToo) {
+  // The helper is held in piece 2; the caller computes it too and, as it
+  // starts, lets the helper finish first: the helper's running sum serves,
+  // no piece is in the alternate area, and every running sum is the
+  // one-thread one.
+  HookScope hook(BlockAtHook);
+  threads::SetPassHook(WaitForABlockedHelper);
+  threads::SetRaceHook(ReleaseWhenRaced);
+  g_block_at = 2;
+  g_blocked = 0;
+  g_release = false;
+  g_served = 0;
+  PassRow row(128256, 8);
+  auto& [l, want_e, e, alt, sums, m, v] = row;
+  std::vector<double> want_sums(RowPieces::kMaxCount + 1);
+  const ExpSumResult want =
+      ExpSumPass({l.data()}, l.size(), 1.0, m, want_e.data(), v, {}, want_sums);
+  ThreadExecutor host;
+  RowJob job;
+  const ReleaseOnExit release;
+  const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
+                                      RowThreads{2, &host, &job, alt.data()}, sums);
+  ASSERT_EQ(g_blocked.load(), 1);
+  ASSERT_EQ(g_served.load(), 1);
+  ASSERT_EQ(got.patch, nullptr);
+  ASSERT_EQ(test::Bits(got.z), test::Bits(want.z));
+  for (size_t k = 0; k <= got.sums.pieces.count; ++k) {
+    ASSERT_EQ(test::Bits(got.sums.at[k]), test::Bits(want.sums.at[k])) << k;
+  }
+  job.WaitIdle();
+  for (size_t i = 0; i < l.size(); ++i) ASSERT_EQ(test::Bits(e[i]), test::Bits(want_e[i])) << i;
+}
+
+// The max pass split with the helpers called ahead: the helper takes max
+// pieces 0 and 1 and is held in piece 2 (copied, its maximum not yet
+// taken), so the caller takes the top, the helper's results for 0 and 1,
+// and piece 2 over. The check and the maximum are CheckedMax's wherever the
+// NaN, +inf or largest value lies. Released, the helper sums exp pieces 0
+// to 3 (0 to 2 from its copies of the max pass) and is held in piece 4,
+// which the caller takes over: e, Z and the running sums are one thread's.
+std::atomic<int> g_stage{0};
+void HeldInMaxPieceTwoThenExpPieceFour(size_t unit) {
+  const int stage = g_stage.load();
+  if ((unit == 2 && stage == 0) || (unit == 4 && stage == 1)) {
+    g_blocked.fetch_add(1);
+    while (g_stage.load() == stage) std::this_thread::sleep_for(100us);
+  }
+}
+std::atomic<int> g_expect_blocked{0};
+void WaitForTheExpectedBlock() {
+  for (int i = 0; i < 1000 && g_blocked.load() < g_expect_blocked.load(); ++i) {
+    std::this_thread::sleep_for(1ms);
+  }
+}
+
+TEST(Threads, TheMaxPassSplitWithHelpersGivesTheRowsCheckAndMaximum) {
+  const size_t n = 128256;
+  const RowPieces pieces = RowPieces::Of(n);
+  const std::vector<float> base = StandardRow(n, 9);
+  struct Variant {
+    std::string name;
+    size_t piece;  // where the value goes
+    float value;
+  };
+  std::vector<Variant> variants = {{"standard", 0, 0.0f}};
+  for (size_t piece : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, pieces.count - 1}) {
+    variants.push_back({"NaN", piece, std::numeric_limits<float>::quiet_NaN()});
+    variants.push_back({"+inf", piece, INFINITY});
+    variants.push_back({"largest", piece, 1000.0f});
+  }
+  variants.push_back({"zero maximum", 0, -0.0f});
+  const simd::ExpVariant v = simd::ProcessExp().variant;
+  HookScope hook(HeldInMaxPieceTwoThenExpPieceFour);
+  threads::SetPassHook(WaitForTheExpectedBlock);
+  for (const Variant& variant : variants) {
+    const std::string what = variant.name + " in piece " + std::to_string(variant.piece);
+    std::vector<float> x = base;
+    if (variant.name == "zero maximum") {
+      for (float& y : x) y = -std::abs(y);
+      x[pieces.Begin(3) + 7] = 0.0f;
+      x[pieces.Begin(1) + 3] = -0.0f;
+    } else if (variant.name != "standard") {
+      x[pieces.Begin(variant.piece) + pieces.Length(variant.piece) / 2] = variant.value;
+    }
+    g_stage = 0;
+    g_blocked = 0;
+    g_expect_blocked = 1;
+    // What the helper writes, declared before the job it enters.
+    std::vector<float> x_copy(n);
+    std::vector<double> e(n), alt(n), sums(RowPieces::kMaxCount + 1);
+    ThreadExecutor host;
+    RowJob job;
+    // Releases the helper, however the variant ends, before its job and
+    // buffers go.
+    struct Release {
+      RowJob& job;
+      ThreadExecutor& host;
+      ~Release() {
+        g_stage = 2;
+        job.Cancel();
+        job.WaitIdle();
+        host.Join();
+      }
+    } release{job, host};
+    job.Announce(&host, 2);
+    const simd::WidenResult got = WidenMaxPass(x.data(), n, nullptr, {}, &job, x_copy.data());
+    const simd::WidenResult want = simd::CheckedMax(x.data(), n);
+    ASSERT_EQ(g_blocked.load(), 1) << what;
+    ASSERT_EQ(got.bad, want.bad) << what;
+    if (!want.bad) {
+      ASSERT_EQ(test::Bits(got.max), test::Bits(want.max)) << what;
+      const std::vector<double> l(x.begin(), x.end());
+      std::vector<double> want_e(n), want_sums(RowPieces::kMaxCount + 1);
+      const ExpSumResult one = ExpSumPass({l.data()}, n, 1.0, want.max, want_e.data(), v, {},
+                                          want_sums);
+      g_expect_blocked = 2;
+      g_stage = 1;
+      const ExpSumResult two =
+          ExpSumPass({nullptr, x.data()}, n, 1.0, got.max, e.data(), v,
+                     RowThreads{2, &host, &job, alt.data(), x_copy.data()}, sums);
+      ASSERT_EQ(g_blocked.load(), 2) << what;
+      ASSERT_EQ(test::Bits(two.z), test::Bits(one.z)) << what;
+      for (size_t k = 0; k <= pieces.count; ++k) {
+        ASSERT_EQ(test::Bits(two.sums.at[k]), test::Bits(one.sums.at[k])) << what << " " << k;
+      }
+      ASSERT_EQ(two.patch, &job) << what;
+      for (size_t k = 0; k < pieces.count; ++k) {
+        const double* piece = job.Piece(k);
+        EXPECT_EQ(piece, (k == 4 ? alt.data() : e.data()) + pieces.Begin(k)) << what << " " << k;
+        for (size_t i = 0; i < pieces.Length(k); ++i) {
+          ASSERT_EQ(test::Bits(piece[i]), test::Bits(want_e[pieces.Begin(k) + i])) << what;
+        }
+      }
+    }
+  }
 }
 
 TEST(Threads, AHelperFinishingLateGivesItsPieceBack) {
@@ -565,6 +716,29 @@ TEST(Threads, BatchEqualWhenHelpersArePreempted) {
   }
 }
 
+// Four rows on two threads: whole rows only. The helper takes row 0 and is
+// held after copying it; the caller samples the other three, then row 0
+// too, and as it starts lets the helper finish first: the caller's sample
+// stops and the helper's result and generator serve.
+TEST(Threads, ABatchRowTheHelperFinishesFirstServesFromTheHelper) {
+  const BatchCase b = MakeBatchCase(4, 4);
+  const auto want = RowByRow(b);
+  HookScope hook(BlockAtHook);
+  threads::SetRaceHook(ReleaseWhenRaced);
+  g_block_at = 0;
+  g_blocked = 0;
+  g_release = false;
+  g_served = 0;
+  StartedExecutor host(g_blocked);  // the helper holds row 0
+  BatchWorkspace ws;
+  set_executor(ws, &host);
+  const ReleaseOnExit release;
+  ASSERT_EQ(RunBatch(b, ws, 2), want);
+  EXPECT_EQ(g_blocked.load(), 1);
+  EXPECT_EQ(g_served.load(), 1);
+  host.Join();
+}
+
 TEST(Threads, BatchWithAnExecutorThatNeverRunsTasks) {
   const BatchCase b = MakeBatchCase(8, 8);
   const auto want = RowByRow(b);
@@ -665,6 +839,23 @@ TEST(Threads, StaleTokensDoNothingAndBusyFollowsHelpers) {
   threads::HelperTask(token);
   EXPECT_EQ(job.helps.load(), 2);
   ticket.Close();
+}
+
+// The pool's idle spin: the longest recent gap and a quarter more while
+// gaps are at most 4 ms, at least 200 us; 200 us once any is longer.
+TEST(Threads, IdleSpinFollowsTheGapsBetweenSubmissions) {
+  using us = std::chrono::microseconds;
+  const auto spin = [](std::vector<us> gaps) {
+    const std::vector<threads::SpinClock::duration> d(gaps.begin(), gaps.end());
+    return std::chrono::duration_cast<us>(threads::IdleSpin(d));
+  };
+  EXPECT_EQ(spin({}), us(200));
+  EXPECT_EQ(spin({us(0), us(0), us(0), us(0)}), us(200));
+  EXPECT_EQ(spin({us(100), us(40), us(0), us(0)}), us(200));
+  EXPECT_EQ(spin({us(400), us(1200), us(90), us(0)}), us(1500));
+  EXPECT_EQ(spin({us(4000), us(10), us(10), us(10)}), us(5000));
+  EXPECT_EQ(spin({us(4001), us(1200), us(1200), us(1200)}), us(200));
+  EXPECT_EQ(spin({us(33000), us(33000), us(33000), us(33000)}), us(200));
 }
 
 TEST(Threads, PoolGrowsToTheLargestTeamAndShutsDown) {
