@@ -1,14 +1,17 @@
 // sample_batch: whole rows claimed by a counter, by the calling thread and by
-// helpers; the last rows split across threads by the calling thread.
+// helpers; the last rows, when the team does not divide them evenly or
+// has fewer than two a thread, split across threads by the calling thread.
 //
 // A helper copies the row it claimed (logits, ids, parameters, generator)
-// into memory the job owns, the only time it reads the caller's memory, and
-// samples the copy with its own workspace into the job's slot for the row.
-// The caller samples the rows it claims in place; when it runs out, it
-// copies back the rows helpers finished and samples itself every row they
-// have not, whose helper's result is then never read (a row whose helper is
-// still copying it, with a copy of its generator, written back after the
-// wait below). Before returning it waits only for helpers inside a copy.
+// into memory the job owns, the only time it reads the caller's memory (an
+// f32 row checked and its maximum found on the way), and samples the copy
+// with its own workspace into the job's slot for the row. The caller
+// samples the rows it claims in place; when it runs out, it copies back the
+// rows helpers finished, samples itself every row no helper started, and
+// samples the rows a helper is still on too, with a copy of the generator
+// (written back after the wait below): whichever finishes first serves, and
+// the caller's sample stops between pieces of its passes once the helper's
+// is done. Before returning it waits only for helpers inside a copy.
 #include "exactsample/batch.hpp"
 
 #include <algorithm>
@@ -245,10 +248,12 @@ void sample_batch(std::span<const BatchRow> rows,
     for (size_t i = 0; i < count; ++i) in_place(i, options);
     return;
   }
-  // Whole rows, as many as the team divides among itself (leaving at least
-  // one below two rows a thread: a row's last whole rows end unevenly); the
-  // rest split across the team (threads in one row), which helpers that run
-  // out of whole rows join.
+  // Whole rows, as many as the team divides among itself; the rest split
+  // across the team (threads in one row), which helpers that run out of
+  // whole rows join. From two rows a thread the team ends its whole rows
+  // together closely enough (the caller samples a helper's last row too,
+  // and the first finished serves) that splitting none is faster; below,
+  // at least one row is split.
   const size_t bulk = (count >= 2 * team ? count : count - 1) / team * team;
   SampleOptions whole = options;
   whole.threads = 1;

@@ -1,17 +1,24 @@
-// The fast engine's two passes over all V ids. The exp-sum pass can split a
-// row across threads (SampleOptions::threads) without changing a bit. One
-// thread sums: it computes the pieces from the bottom of the row in
-// ascending order with the running sum. The others compute only the e
-// values of pieces they claim from the top down. The caller takes the top
-// when a helper is there to take the bottom (the caller then reads back
-// nothing a helper wrote but one running sum: e values that another core
-// wrote and this one reads make both slower), and the bottom otherwise.
-// After its own pieces the caller sums the rest in order from the summing
-// helper's last running sum, computing itself every piece a helper has not
-// finished (into an alternate area when a helper holds it: the same
-// values), so it never waits on a helper. Helpers read and write only a
-// RowJob's buffers, which the workspace owns and does not reuse while a
-// helper is inside.
+// The fast engine's two passes over all V ids, both of which can split a
+// row across threads (SampleOptions::threads) without changing a bit.
+//
+// The max pass of an f32 row runs with the helpers called ahead for the
+// exp pass: they take pieces from the bottom, copying each while finding
+// its maximum (the copy the exp pass then reads), while the caller takes
+// the top and then computes every piece no helper has finished.
+//
+// In the exp-sum pass one thread sums: it computes the pieces from the
+// bottom of the row in ascending order with the running sum. The others
+// compute only the e values of pieces they claim from the top down. The
+// caller takes the top when a helper is there to take the bottom (the
+// caller then reads back nothing a helper wrote but one running sum: e
+// values that another core wrote and this one reads make both slower), and
+// the bottom otherwise. After its own pieces the caller sums the rest in
+// order from the summing helper's last running sum, computing itself every
+// piece a helper has not finished (into an alternate area when a helper
+// holds it: the same values, a block at a time, until the helper's or its
+// own copy is whole), so it never waits on a helper. Helpers read and write
+// only a RowJob's buffers, which the workspace owns and does not reuse while
+// a helper is inside.
 #pragma once
 
 #include <array>

@@ -47,7 +47,8 @@ class EXACTSAMPLE_API BatchWorkspace {
 // 64) split the rows (options.threads then splits only the last rows, which
 // the calling thread samples while helpers that ran out of rows join them). The calling thread
 // never waits for a helper that is not running: rows a helper has not
-// finished when the caller runs out of rows are sampled by the caller. The
+// finished when the caller runs out of rows are sampled by the caller too
+// (the first of the two to finish serves). The
 // helpers read a row only while copying it, and the call returns only after
 // such copies end. results is resized; its memory is reused across calls.
 EXACTSAMPLE_API void sample_batch(std::span<const BatchRow> rows,

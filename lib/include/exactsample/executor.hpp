@@ -30,9 +30,10 @@ class EXACTSAMPLE_API Executor {
 };
 
 // The library's pool: worker threads created on first use, as many as the
-// largest team asked for (at most 63), that spin (yielding) up to a
-// millisecond after their work and then sleep on a condition variable, joined at
-// process exit. Its Submit never waits for a worker: when a worker holds the
+// largest team asked for (at most 63), that spin (yielding) after their work
+// for as long as the recent gaps between calls when those are at most 4 ms
+// (else 200 us) and then sleep on a condition variable, joined at process
+// exit. Its Submit never waits for a worker: when a worker holds the
 // pool's lock (one preempted there), the tasks are not run.
 EXACTSAMPLE_API Executor& library_pool();
 
