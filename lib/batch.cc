@@ -281,10 +281,11 @@ void sample_batch(std::span<const BatchRow> rows,
   const auto race = [&](size_t i, RowSlot& slot) {
     Pcg32* const rng = rows[i].rng;
     if (rng != nullptr) slot.taken_rng = *rng;
-    struct Watch {
+    own.supersede = {&slot.state, kDone};
+    struct Clear {
       threads::Supersede& at;
-      ~Watch() { at = {}; }
-    } watch{own.supersede = {&slot.state, kDone}};
+      ~Clear() { at = {}; }
+    } clear{own.supersede};
     threads::RunRaceHook(i, threads::Race::started);
     try {
       sample_row(i, whole, rng != nullptr ? &slot.taken_rng : nullptr);

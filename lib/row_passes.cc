@@ -148,14 +148,16 @@ void RowJob::MaxFromBottom() {
 
 bool RowJob::CopiedByMaxPass(size_t k) const {
   if (!max_split_) return false;
-  uint8_t s = kFree;
-  // kHelper or kTaken: another helper copies it now.
-  threads::SpinWhile(
-      [&] {
-        s = max_state_[k].load(std::memory_order_acquire);
-        return s == kHelper || s == kTaken;
-      },
-      threads::SpinClock::duration::max());
+  // kHelper or kTaken: another helper copies it now (rare: the spin, with
+  // its clock, only then).
+  uint8_t s = max_state_[k].load(std::memory_order_acquire);
+  const auto copying = [&] {
+    s = max_state_[k].load(std::memory_order_acquire);
+    return s == kHelper || s == kTaken;
+  };
+  if (s == kHelper || s == kTaken) {
+    threads::SpinWhile(copying, threads::SpinClock::duration::max());
+  }
   return s == kDone || s == kLateDone;
 }
 

@@ -151,8 +151,8 @@ class RowJob final : public threads::Job {
   // caller's row (unless the max pass did) and runs the hook; false, the
   // count left, when k is taken.
   bool Claim(size_t k, simd::ExpSource& src);
-  // The helper that claimed piece k in `states` is done with it; false when
-  // the caller took it over meanwhile.
+  // The helper that claimed a piece (its `state`, of either pass) is done
+  // with it; false when the caller took it over meanwhile.
   static bool Finish(std::atomic<uint8_t>& state);
   // Whether piece k's part of the row is in x_copy_, waiting for a helper
   // of the max pass still copying it.
