@@ -34,6 +34,21 @@ void Sequence::State::AppendGenerated(int32_t id) {
   generated.push_back(id);
 }
 
+void Sequence::State::PopGenerated() {
+  const int64_t n = params.penalty_last_n;
+  const int32_t id = generated.back();
+  generated.pop_back();
+  const size_t total = prompt.size() + generated.size();
+  counts.Generated(id, -1);
+  if (n > 0 && generated.size() + 1 > static_cast<size_t>(n)) {
+    counts.Generated(generated[generated.size() - static_cast<size_t>(n)], +1);
+  }
+  counts.Repetition(id, -1);
+  if (n > 0 && total + 1 > static_cast<size_t>(n)) {
+    counts.Repetition(At(total - static_cast<size_t>(n)), +1);
+  }
+}
+
 void Sequence::State::AppendPrompt(int32_t id) {
   // A prompt id goes before the generated ones: it is in the window only
   // while fewer than n ids were generated, and then pushes the window's

@@ -24,6 +24,9 @@
 
 namespace exactsample {
 
+struct Drafts;    // exactsample/speculative.hpp
+struct Verified;
+
 // A request's logit bias and mask, owned (Request's spans view them).
 struct Extras {
   std::vector<int32_t> bias_ids;
@@ -99,6 +102,8 @@ class EXACTSAMPLE_API Sequence {
   struct State;  // defined inside the library
 
  private:
+  friend EXACTSAMPLE_API Result<Verified> verify(Sequence&, const Drafts&, Workspace&,
+                                                 const SampleOptions&);
   friend EXACTSAMPLE_API void sample_batch(std::span<Sequence* const>, std::span<const Step>,
                                            std::vector<Result<Token>>&, BatchWorkspace&,
                                            const SampleOptions&, int, bool);
