@@ -11,6 +11,7 @@
 // from different threads at once; clone() makes one for another thread.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -70,8 +71,10 @@ std::string TypeName(py::handle obj) {
   return py::str(py::type::handle_of(obj).attr("__qualname__"));
 }
 
-// A Python int as a 64-bit value; `field` names it in the errors.
-int64_t ReadInt(py::handle v, const std::string& field, xs::ErrorCode code) {
+// A Python int as a 64-bit value; `field` names it in the errors, and
+// `range` says what it must be when it is beyond 64 bits.
+int64_t ReadInt(py::handle v, const std::string& field, xs::ErrorCode code,
+                const std::string& range) {
   int overflow = 0;
   const long long i = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
   if (i == -1 && PyErr_Occurred()) {
@@ -79,19 +82,18 @@ int64_t ReadInt(py::handle v, const std::string& field, xs::ErrorCode code) {
     ThrowSampleError({code, field, field + " = " + std::string(py::repr(v)) + ": not an integer"});
   }
   if (overflow != 0) {
-    ThrowSampleError({code, field, field + " = " + std::string(py::str(v)) +
-                                       ": beyond 64 bits"});
+    ThrowSampleError({code, field, field + " = " + std::string(py::str(v)) + ": " + range});
   }
   return i;
 }
 
 // The id accept() takes: an int32 goes to the library, which checks [0, V).
 int32_t ReadAcceptedId(py::handle v, size_t vocab) {
-  const int64_t id = ReadInt(v, "id", xs::ErrorCode::invalid_ids);
+  const std::string range = "outside [0, V) with V = " + std::to_string(vocab);
+  const int64_t id = ReadInt(v, "id", xs::ErrorCode::invalid_ids, range);
   if (id < INT32_MIN || id > INT32_MAX) {
-    ThrowSampleError({xs::ErrorCode::invalid_ids, "id",
-                      "id = " + std::to_string(id) + ": outside [0, V) with V = " +
-                          std::to_string(vocab)});
+    ThrowSampleError(
+        {xs::ErrorCode::invalid_ids, "id", "id = " + std::to_string(id) + ": " + range});
   }
   return static_cast<int32_t>(id);
 }
@@ -109,25 +111,28 @@ std::optional<xs::SamplingParams> ReadParams(py::handle params, const std::strin
 template <class T>
 T Unwrap(xs::Result<T> r) {
   if (!r) ThrowSampleError(r.error());
-  return *r;
+  return std::move(r.value());
 }
 
 std::unique_ptr<PySequence> Create(py::handle vocab, py::handle params,
                                    std::optional<uint64_t> seed, const xs::Pcg32* rng,
-                                   py::handle logit_bias, py::handle allowed,
-                                   py::handle banned, py::handle bitmask) {
+                                   py::handle logit_bias, py::handle allowed, py::handle banned,
+                                   py::handle bitmask) {
   if (seed.has_value() == (rng != nullptr)) {
-    throw py::type_error("Sequence: give seed=S (the generator stream(S)) or rng=G (a "
-                         "handed-over generator), not both or neither");
+    throw py::type_error(
+        "Sequence: give seed=S (the generator stream(S)) or rng=G (a "
+        "handed-over generator), not both or neither");
   }
-  const int64_t v = ReadInt(vocab, "vocab", xs::ErrorCode::invalid_parameter);
+  // The library's check and message for the vocabulary size, also for
+  // what a size_t cannot hold.
+  const std::string range = "must be in [1, 2^31 - 1]";
+  const int64_t v = ReadInt(vocab, "vocab", xs::ErrorCode::invalid_logits, range);
   if (v < 0) {
-    ThrowSampleError({xs::ErrorCode::invalid_parameter, "vocab",
-                      "vocab = " + std::to_string(v) + ": must be at least 1"});
+    ThrowSampleError(
+        {xs::ErrorCode::invalid_logits, "vocab", "vocab = " + std::to_string(v) + ": " + range});
   }
   const auto p = ReadParams(params, "params");
-  xs::Extras extras =
-      ReadExtras(logit_bias, allowed, banned, bitmask, static_cast<size_t>(v));
+  xs::Extras extras = ReadExtras(logit_bias, allowed, banned, bitmask, static_cast<size_t>(v));
   const xs::Pcg32 generator = rng != nullptr ? *rng : xs::stream(*seed, xs::Purpose::sample);
   const auto s = xs::Sequence::Create(static_cast<size_t>(v), p.value_or(xs::SamplingParams{}),
                                       generator, std::move(extras));
@@ -170,8 +175,7 @@ struct CallInputs {
 
 xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handle params,
                      std::string_view engine, bool logprob, py::handle logit_bias,
-                     py::handle allowed, py::handle banned, py::handle bitmask,
-                     py::handle dtype) {
+                     py::handle allowed, py::handle banned, py::handle bitmask, py::handle dtype) {
   const InUse in_use(self, append ? "sample" : "sample_only");
   const xs::SampleOptions options = ReadOptions(engine, logprob);
   const CallInputs in(logits, params, logit_bias, allowed, banned, bitmask, dtype);
@@ -217,9 +221,9 @@ py::array_t<int32_t> IdArray(std::span<const int32_t> ids) {
 // uint8 array), copied.
 std::vector<uint8_t> ReadBytes(py::handle obj) {
   if (!PyObject_CheckBuffer(obj.ptr())) {
-    ThrowSampleError({xs::ErrorCode::invalid_parameter, "snapshot",
-                      "snapshot: " + TypeName(obj) +
-                          " is not bytes: pass what Sequence.snapshot() returned"});
+    ThrowSampleError(
+        {xs::ErrorCode::invalid_parameter, "snapshot",
+         "snapshot: " + TypeName(obj) + " is not bytes: pass what Sequence.snapshot() returned"});
   }
   const py::buffer_info b = py::reinterpret_borrow<py::buffer>(obj).request();
   if (PyBuffer_IsContiguous(b.view(), 'C') == 0) {
@@ -230,9 +234,13 @@ std::vector<uint8_t> ReadBytes(py::handle obj) {
   return {p, p + b.size * b.itemsize};
 }
 
+std::unique_ptr<PySequence> Restore(py::handle bytes) {
+  return std::make_unique<PySequence>(Unwrap(xs::Sequence::restore(ReadBytes(bytes))));
+}
+
 py::list SampleBatchSequences(py::sequence sequences, py::handle rows, py::handle params,
-                              int threads, std::string_view engine, bool logprob,
-                              bool accept, py::handle dtype) {
+                              int threads, std::string_view engine, bool logprob, bool accept,
+                              py::handle dtype) {
   const size_t n = sequences.size();
   // The objects are held here: another thread may empty the caller's list
   // while the GIL is released.
@@ -268,9 +276,9 @@ py::list SampleBatchSequences(py::sequence sequences, py::handle rows, py::handl
   } else if (!params.is_none()) {
     if (!py::isinstance<py::sequence>(params) ||
         py::reinterpret_borrow<py::sequence>(params).size() != n) {
-      ThrowSampleError({xs::ErrorCode::invalid_parameter, "params",
-                        "params: give None, one SamplingParams or one per row (" +
-                            std::to_string(n) + ")"});
+      ThrowSampleError(
+          {xs::ErrorCode::invalid_parameter, "params",
+           "params: give None, one SamplingParams or one per row (" + std::to_string(n) + ")"});
     }
     const auto list = py::reinterpret_borrow<py::sequence>(params);
     for (size_t i = 0; i < n; ++i) {
@@ -331,17 +339,16 @@ void RegisterSequence(py::module_& m) {
           "the generator stream(S) or a copy of G; params None: the defaults. Raises\n"
           "SampleError for a vocab outside [1, 2^31 - 1] or bad parameters or extras.");
   const auto sample_keywords = [](bool append) {
-    return [append](PySequence& self, py::handle logits, py::handle params,
-                    std::string_view engine, bool logprob, py::handle logit_bias,
-                    py::handle allowed, py::handle banned, py::handle bitmask,
-                    py::handle dtype) {
-      return SampleStep(self, append, logits, params, engine, logprob, logit_bias, allowed,
-                        banned, bitmask, dtype);
+    return [append](PySequence& self, py::handle logits, py::handle params, std::string_view engine,
+                    bool logprob, py::handle logit_bias, py::handle allowed, py::handle banned,
+                    py::handle bitmask, py::handle dtype) {
+      return SampleStep(self, append, logits, params, engine, logprob, logit_bias, allowed, banned,
+                        bitmask, dtype);
     };
   };
   for (const bool append : {true, false}) {
-    cls.def(append ? "sample" : "sample_only", sample_keywords(append), "logits"_a,
-            py::kw_only(), "params"_a = py::none(), "engine"_a = "fast", "logprob"_a = true,
+    cls.def(append ? "sample" : "sample_only", sample_keywords(append), "logits"_a, py::kw_only(),
+            "params"_a = py::none(), "engine"_a = "fast", "logprob"_a = true,
             "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
             "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
             "dtype"_a = py::none(),
@@ -376,35 +383,27 @@ void RegisterSequence(py::module_& m) {
           },
           "Clears the prompt and generated ids; the generator goes back to where it\n"
           "was at creation (or at restore).")
-      .def("clone", [](PySequence& self) { return Clone(self, "clone"); },
-           "An independent copy of everything, the generator included (n > 1, beams).")
+      .def(
+          "clone", [](PySequence& self) { return Clone(self, "clone"); },
+          "An independent copy of everything, the generator included (n > 1, beams).")
       .def("__copy__", [](PySequence& self) { return Clone(self, "__copy__"); })
       .def(
           "__deepcopy__", [](PySequence& self, py::handle) { return Clone(self, "__deepcopy__"); },
           "memo"_a)
-      .def("snapshot", [](PySequence& self) { return Snapshot(self, "snapshot"); },
-           "Everything a second worker (another process) needs to continue the\n"
-           "request, as bytes (format in docs/sequence.md); Sequence.restore(b).")
-      .def_static(
-          "restore",
-          [](py::handle bytes) {
-            const std::vector<uint8_t> b = ReadBytes(bytes);
-            return std::make_unique<PySequence>(Unwrap(xs::Sequence::restore(b)));
-          },
-          "snapshot"_a,
-          "The sequence a snapshot() holds. Raises SampleError (field \"snapshot\")\n"
-          "for truncated, corrupt or other-version bytes.")
-      .def("__reduce__",
-           [](PySequence& self) {  // pickle: the snapshot
-             return py::make_tuple(py::type::of<PySequence>().attr("restore"),
-                                   py::make_tuple(Snapshot(self, "__reduce__")));
-           })
-      .def_property_readonly("vocab", Read("vocab", [](const xs::Sequence& s) {
-                               return s.vocab();
-                             }))
-      .def_property_readonly(
-          "params", Read("params", [](const xs::Sequence& s) { return s.params(); }),
-          "A copy of the sequence's SamplingParams.")
+      .def(
+          "snapshot", [](PySequence& self) { return Snapshot(self, "snapshot"); },
+          "Everything a second worker (another process) needs to continue the\n"
+          "request, as bytes (format in docs/sequence.md); Sequence.restore(b).")
+      .def_static("restore", &Restore, "snapshot"_a,
+                  "The sequence a snapshot() holds. Raises SampleError (field \"snapshot\")\n"
+                  "for truncated, corrupt or other-version bytes.")
+      .def(py::pickle([](PySequence& self) { return Snapshot(self, "__getstate__"); },
+                      [](const py::bytes& bytes) { return Restore(bytes); }))
+      .def_property_readonly("vocab",
+                             Read("vocab", [](const xs::Sequence& s) { return s.vocab(); }))
+      .def_property_readonly("params",
+                             Read("params", [](const xs::Sequence& s) { return s.params(); }),
+                             "A copy of the sequence's SamplingParams.")
       .def_property_readonly(
           "prompt", Read("prompt", [](const xs::Sequence& s) { return IdArray(s.prompt()); }),
           "The prompt ids, as a new int32 array.")
@@ -426,9 +425,9 @@ void RegisterSequence(py::module_& m) {
                     " ids, draws_u32=" + std::to_string(s.rng().draws_u32()) + ")";
            }));
 
-  m.def("sample_batch_sequences", &SampleBatchSequences, "sequences"_a, "rows"_a,
-        py::kw_only(), "params"_a = py::none(), "threads"_a = 0, "engine"_a = "fast",
-        "logprob"_a = true, "accept"_a = true, "dtype"_a = py::none(),
+  m.def("sample_batch_sequences", &SampleBatchSequences, "sequences"_a, "rows"_a, py::kw_only(),
+        "params"_a = py::none(), "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true,
+        "accept"_a = true, "dtype"_a = py::none(),
         "One token per sequence, rows[i] (a 2-D array, rows x V, as sample_batch)\n"
         "on sequences[i], across threads: results[i] is what sequences[i].sample(rows[i])\n"
         "gives (accept=False: sample_only). params: None (each sequence's own), one\n"

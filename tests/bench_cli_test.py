@@ -146,12 +146,13 @@ class BenchCliTest(cli_harness.TempDirTest):
 
     def test_history_rows_and_ratios(self):
         # A row per configuration (and full with its penalties off) per N,
-        # in the order given; the floor stays stateless.
+        # the configurations in their order, the lengths in the order given;
+        # the floor stays stateless.
         rows = bench_json("--vocab", "4096", "--iters", "3", "--config", "full,topk40",
                           "--engine", "fast", "--history", "0,1000")
         self.assertEqual([(r["config"], r["history"]) for r in rows],
-                         [("floor", None), ("full", 0), ("full", 1000), ("full-nopen", 0),
-                          ("full-nopen", 1000), ("topk40", 0), ("topk40", 1000)])
+                         [("floor", None), ("topk40", 0), ("topk40", 1000), ("full", 0),
+                          ("full", 1000), ("full-nopen", 0), ("full-nopen", 1000)])
         rows = bench_json("--vocab", "3000", "--iters", "10", "--config", "minp",
                           "--history", "6", "--dtype", "bf16", "--bias", "4")
         self.assertEqual([(r["config"], r["engine"], r["dtype"], r["history"]) for r in rows],

@@ -374,7 +374,7 @@ def test_bad_input_names_the_field_and_changes_nothing():
     seq = xs.Sequence(vocab, PARAMS[1], seed=6)
     seq.accept_prompt([1, 2, 3])
     seq.sample(row(gen, vocab))
-    unchanged(seq, lambda: seq.accept(vocab), "id", vocab, f"[0, {vocab})")
+    unchanged(seq, lambda: seq.accept(vocab), "id", f"id = {vocab}", f"V = {vocab}")
     unchanged(seq, lambda: seq.accept(-1), "id", -1)
     unchanged(seq, lambda: seq.accept(2 ** 40), "id", 2 ** 40)
     unchanged(seq, lambda: seq.accept(2 ** 70), "id", 2 ** 70)

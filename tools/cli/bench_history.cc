@@ -17,8 +17,8 @@ Result<std::function<void()>> SequenceCall(const Request& request, size_t histor
                              {m.allowed.begin(), m.allowed.end()},
                              {m.banned.begin(), m.banned.end()},
                              {m.allowed_bits.begin(), m.allowed_bits.end()}};
-  auto created = Sequence::Create(request.vocab(), request.params,
-                                  stream(1, Purpose::sample), std::move(extras));
+  auto created = Sequence::Create(request.vocab(), request.params, stream(1, Purpose::sample),
+                                  std::move(extras));
   if (!created) return created.error();
   auto seq = std::make_shared<Sequence>(std::move(created.value()));
   const std::vector<int32_t> ids = ZipfHistory(request.vocab(), history);
@@ -28,10 +28,9 @@ Result<std::function<void()>> SequenceCall(const Request& request, size_t histor
     if (auto r = seq->accept(id); !r) return r.error();
   }
   const Step step{request.logits, request.logits16, request.logits_type};
-  return std::function<void()>(
-      [seq, step, options, ws = std::make_shared<Workspace>()] {
-        seq->sample_only(step, *ws, options);
-      });
+  return std::function<void()>([seq, step, options, ws = std::make_shared<Workspace>()] {
+    seq->sample_only(step, *ws, options);
+  });
 }
 
 }  // namespace exactsample::cli
