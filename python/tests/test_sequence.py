@@ -379,7 +379,7 @@ def test_bad_input_names_the_field_and_changes_nothing():
     unchanged(seq, lambda: seq.accept(2 ** 40), "id", 2 ** 40)
     unchanged(seq, lambda: seq.accept(2 ** 70), "id", 2 ** 70)
     unchanged(seq, lambda: seq.accept(1.5), "id", "1.5")
-    unchanged(seq, lambda: seq.accept_prompt([0, 5, vocab]), "prompt", vocab)
+    unchanged(seq, lambda: seq.accept_prompt([0, 5, vocab]), "prompt[2]", vocab)
     unchanged(seq, lambda: seq.accept_prompt(["x"]), "prompt", "'x'")
     unchanged(seq, lambda: seq.sample(row(gen, vocab + 1)), "logits", vocab + 1, vocab)
     unchanged(seq, lambda: seq.sample_only(row(gen, vocab - 1)), "logits", vocab - 1)
