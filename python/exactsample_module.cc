@@ -19,6 +19,7 @@
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "module_inputs.hpp"
 
 namespace py = pybind11;
 namespace xs = exactsample;
@@ -405,6 +406,7 @@ void ForEachParam(F&& f) {
   f("top_p", &xs::SamplingParams::top_p);
   f("min_p", &xs::SamplingParams::min_p);
   f("top_logprobs", &xs::SamplingParams::top_logprobs);
+  f("penalty_last_n", &xs::SamplingParams::penalty_last_n);
 }
 
 xs::SamplingParams ParamsFromKeywords(const py::kwargs& kwargs) {
@@ -450,6 +452,44 @@ std::string Hex(uint64_t v) {
 }
 
 }  // namespace
+
+// The readers above, for python/sequence_module.cc (module_inputs.hpp).
+namespace exactsample_python {
+
+StepRows ReadStepRows(py::handle logits, int ndim, const char* field, py::handle dtype) {
+  auto rows = std::make_shared<Rows>(ReadRows(logits, ndim, field, dtype));
+  StepRows out{rows, static_cast<size_t>(rows->vocab), {}};
+  for (ssize_t i = 0; i < rows->rows; ++i) {
+    const xs::Request r = rows->Apply({}, i);
+    out.steps.push_back({r.logits, r.logits16, r.logits_type});
+  }
+  return out;
+}
+
+std::vector<int32_t> ReadIdList(py::handle ids, const std::string& field, size_t vocab) {
+  const Ids read = ReadIds(ids, field, static_cast<ssize_t>(vocab));
+  return {read.ids.begin(), read.ids.end()};
+}
+
+xs::Extras ReadExtras(py::handle logit_bias, py::handle allowed, py::handle banned,
+                      py::handle bitmask, size_t vocab) {
+  const Features f =
+      ReadFeatures(logit_bias, allowed, banned, bitmask, static_cast<ssize_t>(vocab));
+  const xs::TokenMask mask = f.Mask();
+  return {f.bias_ids, f.bias_values, {mask.allowed.begin(), mask.allowed.end()},
+          {mask.banned.begin(), mask.banned.end()},
+          {mask.allowed_bits.begin(), mask.allowed_bits.end()}};
+}
+
+xs::SampleOptions ReadOptions(std::string_view engine, bool logprob) {
+  return Options(engine, logprob);
+}
+
+void ThrowSampleError(const xs::Error& error) { throw SampleErrorThrow{error}; }
+
+py::object SampleErrorValue(const xs::Error& error) { return SampleErrorObject(error); }
+
+}  // namespace exactsample_python
 
 PYBIND11_MODULE(_exactsample, m) {
   m.doc() = "Exact next-token sampling (spec/sampling.md) on numpy arrays and torch tensors.";
@@ -516,7 +556,9 @@ PYBIND11_MODULE(_exactsample, m) {
       "The spec's sampling fields and defaults (each default turns its step off):\n"
       "temperature=1.0 (0: greedy), repetition_penalty=1.0, presence_penalty=0.0,\n"
       "frequency_penalty=0.0, top_k=0 (0 or >= V: off), top_p=1.0, min_p=0.0;\n"
-      "and the library's top_logprobs=0 (Token.top_logprobs entries, 0 to 20).");
+      "and the library's top_logprobs=0 (Token.top_logprobs entries, 0 to 20) and\n"
+      "penalty_last_n=0 (the penalty window, docs/sequence.md: 0 is the whole\n"
+      "history; n > 0 the last n tokens).");
   params.def(py::init(&ParamsFromKeywords), "SamplingParams(**fields): the spec's names.")
       .def("__repr__", &ParamsRepr)
       .def("__eq__", &ParamsEqual);
@@ -594,6 +636,7 @@ PYBIND11_MODULE(_exactsample, m) {
         "hardware's thread count). logit_bias is one mapping for every row or one\n"
         "per row; allowed_token_ids, banned_token_ids and allowed_bitmask one per\n"
         "row (None: none).");
+  exactsample_python::RegisterSequence(m);
 
   m.def(
       "_read_address",
