@@ -11,7 +11,7 @@ library, the `exactsample` program and tools/spec_sampler.py.
 """
 
 try:
-    import numpy  # noqa: F401  (rows come in and batch results go out as numpy arrays)
+    import numpy  # noqa: F401  (the module reads every row through numpy)
 except ImportError as e:
     raise ImportError(
         "exactsample needs numpy, which this Python cannot import: install it "
