@@ -12,6 +12,14 @@ Every call gives the ids, logprob bits and generator positions of the C++
 library, the `exactsample` program and tools/spec_sampler.py.
 """
 
+try:
+    import numpy  # noqa: F401  (the module reads every row through numpy)
+except ImportError as e:
+    raise ImportError(
+        "exactsample needs numpy, which this Python cannot import: install it "
+        "(Debian: apt install python3-numpy; in a virtual environment: pip install numpy, "
+        "or make the environment with --system-site-packages to use Debian's)") from e
+
 from ._exactsample import (
     Pcg32,
     Purpose,
