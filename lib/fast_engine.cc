@@ -43,12 +43,17 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
     threads::WakeHelpers(ws.executor.get());
   }
 
+  if (options.distribution != nullptr) options.distribution->clear();
   const Result<Logits> logits = PenalizedLogits(request, plan, ws);
   if (!logits) return logits.error();
   const LogprobSoftmax softmax = Logprob(*logits, plan, ws);
   trace.Softmax(*logits, softmax);
   if (p.temperature == 0.0) {
-    return softmax.TokenOf(*logits, Greedy(*logits), 0.0, plan, ws);
+    const size_t id = Greedy(*logits);
+    if (options.distribution != nullptr) {
+      options.distribution->push_back({static_cast<int32_t>(id), 1.0});
+    }
+    return softmax.TokenOf(*logits, id, 0.0, plan, ws);
   }
 
   KeptSet kept = TopK(*logits, softmax, p, plan, ws);
@@ -61,6 +66,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const double u = rng.uniform_f64();  // step 10: exactly one draw
   const size_t chosen = Draw(kept, u);
   trace.Draw(kept, u, chosen);
+  if (options.distribution != nullptr) Distribution(kept, *options.distribution);
   return softmax.TokenOf(*logits, static_cast<size_t>(kept.Id(chosen)),
                          ProcessedLogprob(*logits, kept, chosen, p.temperature), plan, ws);
 }

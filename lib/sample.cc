@@ -25,7 +25,7 @@ Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
   Result<Token> token =
       options.engine == Engine::fast
           ? SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options)
-          : scalar_ref::Sample(request, rng, options.trace);
+          : scalar_ref::Sample(request, rng, options.trace, options.distribution);
   if (!token || options.logprob) return token;
   Token without = *token;
   without.logprob = NAN;

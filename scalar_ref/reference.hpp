@@ -5,13 +5,16 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "exactsample/exactsample.hpp"
 
 namespace exactsample::scalar_ref {
 
-// `request` must have passed checks::ParamsAndIds. Fills *trace when given.
-Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace);
+// `request` must have passed checks::ParamsAndIds. Fills *trace and
+// *distribution (SampleOptions::distribution) when given.
+Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace,
+                     std::vector<KeptProb>* distribution = nullptr);
 
 // Token::top_logprobs: the first `count` finite ids of (logprob desc, id
 // asc) order, logprob = (l[i] - max) - log(z), into out; returns how many.

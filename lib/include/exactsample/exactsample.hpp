@@ -211,6 +211,7 @@ class Result {
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   const T& value() const { return std::get<0>(v_); }
+  T& value() { return std::get<0>(v_); }
   const T& operator*() const { return value(); }
   const T* operator->() const { return &value(); }
   const Error& error() const { return std::get<1>(v_); }

@@ -99,6 +99,9 @@ class EXACTSAMPLE_API Sequence {
   struct State;  // defined inside the library
 
  private:
+  friend EXACTSAMPLE_API void sample_batch(std::span<Sequence* const>, std::span<const Step>,
+                                           std::vector<Result<Token>>&, BatchWorkspace&,
+                                           const SampleOptions&, int, bool);
   explicit Sequence(std::unique_ptr<State> state);
   std::unique_ptr<State> s_;
 };
