@@ -4,6 +4,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "exactsample.h"
 #include "exactsample/sequence.hpp"
@@ -18,16 +19,15 @@ exactsample_status NullArgument(exactsample_sampler* s, const char* name) {
 }
 
 // Hands a sequence to the caller (which destroys it).
-exactsample_status Give(const exactsample::Sequence& sequence, exactsample_sequence** out) {
-  *out = new exactsample_sequence{sequence};
+exactsample_status Give(exactsample::Sequence sequence, exactsample_sequence** out) {
+  *out = new exactsample_sequence{std::move(sequence)};
   return EXACTSAMPLE_OK;
 }
 
-exactsample_status Created(exactsample_sampler* s,
-                           const exactsample::Result<exactsample::Sequence>& r,
+exactsample_status Created(exactsample_sampler* s, exactsample::Result<exactsample::Sequence> r,
                            exactsample_sequence** out) {
   if (!r) return Fail(s, StatusOf(r.error().code), r.error().message);
-  return Give(*r, out);
+  return Give(std::move(r.value()), out);
 }
 
 // The config's bias and masks as owned lists.
@@ -176,12 +176,12 @@ exactsample_status exactsample_sequence_restore(exactsample_sampler* s, const vo
   }
   return Guard(s, [&] {
     const auto* bytes = static_cast<const uint8_t*>(snapshot);
-    const auto r = exactsample::Sequence::restore({bytes, size});
+    auto r = exactsample::Sequence::restore({bytes, size});
     // The bytes are an argument, not a sampling parameter.
     if (!r && r.error().field == "snapshot") {
       return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, r.error().message);
     }
-    return Created(s, r, out);
+    return Created(s, std::move(r), out);
   });
 }
 
