@@ -84,9 +84,13 @@ exactsample_status SampleBatch(exactsample_sampler* s, const void* logits, int l
     s->wrapped_refusals.assign(rows, std::string());
     for (size_t i = 0; i < rows; ++i) {
       const exactsample_row& r = row_requests[i];
-      // These calls always took their parameters (a request's NULL is the defaults).
+      // These calls always took their parameters (a request's NULL is the
+      // defaults), and a row's extras are the caller's extras[i].
       if (r.params == nullptr) {
         s->wrapped_refusals[i] = "row_requests[" + std::to_string(i) + "].params is NULL";
+      } else if (extras != nullptr) {
+        s->wrapped_refusals[i] =
+            ExtrasProblem(extras[i], "extras[" + std::to_string(i) + "]", /*outputs=*/true);
       }
       s->wrapped_requests.push_back(StatelessRequest(
           static_cast<const unsigned char*>(logits) + i * row_stride * word, logits_type, vocab,

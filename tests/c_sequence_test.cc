@@ -1132,3 +1132,53 @@ TEST_F(BadInput, Batch) {
 }
 
 }  // namespace
+
+namespace {
+
+// The older calls, now wrappers over the request: their messages name
+// their own arguments, as the caller spells them.
+TEST(CSequence, OlderCallsNameTheirArguments) {
+  Sampler s;
+  const auto x = PeakedRow(16, 4);
+  exactsample_params p = PenalisingParams(0);
+  exactsample_rng rng;
+  exactsample_rng_stream(1, 4, &rng);
+  int32_t id = -1;
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 3, nullptr, 0, &p, &rng, &id, nullptr),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(s), "prompt is NULL with prompt_len = 3");
+  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, nullptr, &id, nullptr),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_NE(LastError(s).find("rng is NULL"), std::string::npos) << LastError(s);
+  const uint16_t words[16] = {};
+  EXPECT_EQ(exactsample_sample_ex16(s.s, words, EXACTSAMPLE_LOGITS_F32, 16, nullptr, 0, nullptr, 0,
+                                    &p, nullptr, &rng, &id, nullptr),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_NE(LastError(s).find("logits_type = 0"), std::string::npos) << LastError(s);
+  EXPECT_EQ(id, -1);
+
+  exactsample_rng rngs[3];
+  for (auto& r : rngs) exactsample_rng_stream(2, 4, &r);
+  const exactsample_row rows[3] = {{nullptr, 0, nullptr, 0, &p, &rngs[0]},
+                                   {nullptr, 0, nullptr, 0, nullptr, &rngs[1]},
+                                   {nullptr, 0, nullptr, 0, &p, nullptr}};
+  exactsample_extras extras[3] = {};
+  for (auto& e : extras) e.struct_size = sizeof e;
+  extras[0].struct_size = 4;
+  exactsample_token out[3];
+  std::vector<float> matrix;
+  for (int r = 0; r < 3; ++r) matrix.insert(matrix.end(), x.begin(), x.end());
+  EXPECT_EQ(exactsample_sample_batch_ex(s.s, matrix.data(), 3, 16, 16, rows, extras, out, 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 0)).find("extras[0].struct_size = 4"),
+            std::string::npos)
+      << exactsample_sampler_row_error(s.s, 0);
+  EXPECT_STREQ(exactsample_sampler_row_error(s.s, 1), "row_requests[1].params is NULL");
+  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 2)).find("row_requests[2].rng is NULL"),
+            std::string::npos)
+      << exactsample_sampler_row_error(s.s, 2);
+  for (const auto& t : out) EXPECT_EQ(t.status, EXACTSAMPLE_INVALID_ARGUMENT);
+  for (const auto& r : rngs) EXPECT_EQ(r.draws_u32, 0u);
+}
+
+}  // namespace
