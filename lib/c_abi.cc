@@ -29,14 +29,19 @@ std::string ArrayProblem(const void* pointer, size_t len, const std::string& nam
   return name + " is NULL with " + len_name + " = " + std::to_string(len);
 }
 
-std::string ParamsProblem(const exactsample_params& p, const std::string& name) {
-  if (p.struct_size == sizeof(exactsample_params) || p.struct_size == kParamsSizeBeforeWindow) {
-    return {};
-  }
-  return name + ".struct_size = " + std::to_string(p.struct_size) +
-         ": expected sizeof(exactsample_params) = " + std::to_string(sizeof(exactsample_params)) +
-         " (or " + std::to_string(kParamsSizeBeforeWindow) +
-         ", before penalty_last_n); call exactsample_params_init";
+std::string StructSizeProblem(const char* type, uint32_t given, size_t expected,
+                              const char* fix) {
+  if (given == expected) return {};
+  return std::string(type) + ".struct_size = " + std::to_string(given) + ", expected " +
+         std::to_string(expected) + " (sizeof(" + type + ") in this version; " + fix + ")";
+}
+
+std::string ParamsProblem(const exactsample_params& p, const std::string& prefix) {
+  if (p.struct_size == kParamsSizeBeforeWindow) return {};
+  const std::string size = StructSizeProblem("exactsample_params", p.struct_size,
+                                             sizeof(exactsample_params),
+                                             "exactsample_params_init sets it");
+  return size.empty() || prefix.empty() ? size : prefix + "params: " + size;
 }
 
 SamplingParams ToParams(const exactsample_params& p) {
@@ -46,11 +51,13 @@ SamplingParams ToParams(const exactsample_params& p) {
   return s;
 }
 
-std::string ExtrasProblem(const exactsample_extras& x, const std::string& name, bool outputs) {
-  if (x.struct_size != sizeof(exactsample_extras)) {
-    return name + ".struct_size = " + std::to_string(x.struct_size) +
-           ": expected sizeof(exactsample_extras) = " + std::to_string(sizeof(exactsample_extras));
-  }
+std::string ExtrasProblem(const exactsample_extras& x, const std::string& prefix,
+                          bool outputs) {
+  const std::string size = StructSizeProblem("exactsample_extras", x.struct_size,
+                                             sizeof(exactsample_extras),
+                                             "zero the struct and set it to sizeof");
+  if (!size.empty()) return prefix.empty() ? size : prefix + "extras: " + size;
+  const std::string name = prefix + "extras";
   for (const auto& [pointer, len, field, len_field] :
        {std::tuple<const void*, size_t, const char*, const char*>{x.bias_ids, x.bias_len, "bias_ids", "bias_len"},
         {x.bias_values, x.bias_len, "bias_values", "bias_len"},
@@ -60,14 +67,9 @@ std::string ExtrasProblem(const exactsample_extras& x, const std::string& name, 
     std::string p = ArrayProblem(pointer, len, name + "." + field, len_field);
     if (!p.empty()) return p;
   }
-  if (outputs && x.top_logprobs > 0) {
-    const char* missing = x.top_ids == nullptr              ? "top_ids"
-                          : x.top_logprob_values == nullptr ? "top_logprob_values"
-                                                            : nullptr;
-    if (missing != nullptr) {
-      return name + "." + missing + " is NULL with top_logprobs = " +
-             std::to_string(x.top_logprobs);
-    }
+  if (outputs && x.top_logprobs > 0 && (x.top_ids == nullptr || x.top_logprob_values == nullptr)) {
+    return name + ".top_logprobs = " + std::to_string(x.top_logprobs) +
+           " needs top_ids and top_logprob_values (one is NULL)";
   }
   return {};
 }

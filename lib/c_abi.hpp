@@ -1,7 +1,7 @@
 // What the C ABI's files share: the handles behind exactsample_sampler and
 // exactsample_sequence, and the conversions and checks between the C
 // structs and the C++ API. Messages name the field (as the caller spells
-// it, e.g. "requests[2].params.struct_size") and the value.
+// it, e.g. "requests[2].extras.bias_ids") and the value.
 #pragma once
 
 #include <cstddef>
@@ -88,16 +88,23 @@ inline exactsample_status Fail(exactsample_sampler* s, exactsample_status status
 std::string ArrayProblem(const void* pointer, size_t len, const std::string& name,
                          const std::string& len_name);
 
-// "" when p (named `name`) is a struct this version reads: its own size, or
-// the size before penalty_last_n (an older caller); else what is wrong.
-std::string ParamsProblem(const exactsample_params& p, const std::string& name);
+// "S.struct_size = N, expected M (sizeof(S) in this version; fix)", or ""
+// when they agree: a larger struct_size (a newer caller) is refused rather
+// than half-read, a smaller one rather than read past.
+std::string StructSizeProblem(const char* type, uint32_t given, size_t expected,
+                              const char* fix);
+
+// "" when p is a struct this version reads: its own size, or the size
+// before penalty_last_n (an older caller). `prefix` names what holds it
+// ("request.", "config."; "" where params is the caller's own argument).
+std::string ParamsProblem(const exactsample_params& p, const std::string& prefix);
 // p's fields (penalty_last_n 0 when p's struct_size ends before it).
 SamplingParams ToParams(const exactsample_params& p);
 
-// "" when x (named `name`) is well formed: its struct_size, an array for
-// every length and, when `outputs`, top_ids and top_logprob_values for
-// top_logprobs > 0.
-std::string ExtrasProblem(const exactsample_extras& x, const std::string& name, bool outputs);
+// "" when x (held by `prefix`, as for ParamsProblem) is well formed: its
+// struct_size, an array for every length and, when `outputs`, top_ids and
+// top_logprob_values for top_logprobs > 0.
+std::string ExtrasProblem(const exactsample_extras& x, const std::string& prefix, bool outputs);
 // x's outputs (each where given) from a sampled token.
 void WriteExtras(const Token& t, const exactsample_extras& x);
 
@@ -111,9 +118,10 @@ std::optional<LogitType> LogitTypeOf(int logits_type);
 exactsample_status SampleOne(exactsample_sampler& s, exactsample_sequence* sequence,
                              const exactsample_request& request, exactsample_token& out,
                              const std::string& prefix);
-// A batch of rows >= 1 requests, row i named "<array_name>[i].". A row
-// whose `refused` entry is not empty fails with that message
-// (INVALID_ARGUMENT) before anything else is checked.
+// A batch of rows >= 1 requests, row i's fields named "<array_name>[i].x"
+// (array_name empty: "x", the message starting "row i: "). A row whose
+// `refused` entry is not empty fails with that message (INVALID_ARGUMENT)
+// before anything else is checked.
 exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* const* sequences,
                               const exactsample_request* requests, size_t rows,
                               exactsample_token* results, int threads,

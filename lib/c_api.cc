@@ -84,21 +84,15 @@ exactsample_status SampleBatch(exactsample_sampler* s, const void* logits, int l
     s->wrapped_refusals.assign(rows, std::string());
     for (size_t i = 0; i < rows; ++i) {
       const exactsample_row& r = row_requests[i];
-      // These calls always took their parameters (a request's NULL is the
-      // defaults), and a row's extras are the caller's extras[i].
-      if (r.params == nullptr) {
-        s->wrapped_refusals[i] = "row_requests[" + std::to_string(i) + "].params is NULL";
-      } else if (extras != nullptr) {
-        s->wrapped_refusals[i] =
-            ExtrasProblem(extras[i], "extras[" + std::to_string(i) + "]", /*outputs=*/true);
-      }
+      // These calls always took their parameters (a request's NULL is the defaults).
+      if (r.params == nullptr) s->wrapped_refusals[i] = "params is NULL";
       s->wrapped_requests.push_back(StatelessRequest(
           static_cast<const unsigned char*>(logits) + i * row_stride * word, logits_type, vocab,
           r.prompt, r.prompt_len, r.generated, r.generated_len, r.params,
           extras != nullptr ? &extras[i] : nullptr, r.rng, logprob_of(i)));
     }
     return SampleRows(*s, nullptr, s->wrapped_requests.data(), rows, results, threads,
-                      "row_requests", s->wrapped_refusals);
+                      /*array_name=*/"", s->wrapped_refusals);
   });
 }
 
@@ -111,7 +105,7 @@ exactsample_status SampleOneStateless(exactsample_sampler* s, const void* logits
                                       int32_t* id, double* logprob) {
   if (id == nullptr) return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "id is NULL");
   if (params == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "params is NULL; call exactsample_params_init");
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "params is NULL");
   }
   const exactsample_request r = StatelessRequest(logits, logits_type, vocab, prompt, prompt_len,
                                                  generated, generated_len, params, extras, rng,

@@ -94,10 +94,21 @@ exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* cons
     s.prepared.resize(std::max(rows, s.prepared.size()));
     s.candidate_rows.resize(std::max(rows, s.candidate_rows.size()));
     const ClearCandidates clear{s.candidate_rows, rows};
+    // Row i's fields are "<array_name>[i].<field>"; without an array name
+    // (the older calls, whose rows are their own arguments) "<field>", and
+    // the message starts "row i: ".
+    const auto prefix = [&](size_t i) {
+      return array_name.empty() ? std::string() : array_name + "[" + std::to_string(i) + "].";
+    };
+    const auto refuse = [&](size_t i, const Problem& p) {
+      RowFails(s, i, p.status,
+               array_name.empty() ? "row " + std::to_string(i) + ": " + p.message : p.message,
+               results);
+    };
     for (size_t i = 0; i < rows; ++i) {
       results[i] = {EXACTSAMPLE_OK, -1, 0.0};
       if (i < refused.size() && !refused[i].empty()) {
-        RowFails(s, i, EXACTSAMPLE_INVALID_ARGUMENT, refused[i], results);
+        refuse(i, {EXACTSAMPLE_INVALID_ARGUMENT, refused[i]});
       }
     }
     RejectRepeatedSequences(s, sequences, rows, results);
@@ -117,10 +128,10 @@ exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* cons
       if (results[i].status != EXACTSAMPLE_OK) continue;
       exactsample_sequence* sequence = sequences != nullptr ? sequences[i] : nullptr;
       PreparedRow& row = s.prepared[i];
-      const Problem p = Prepare(sequence, requests[i], array_name + "[" + std::to_string(i) + "].",
-                                i, /*batch=*/true, s.candidate_rows[i], row);
+      const Problem p =
+          Prepare(sequence, requests[i], prefix(i), i, /*batch=*/true, s.candidate_rows[i], row);
       if (!p.ok()) {
-        RowFails(s, i, p.status, p.message, results);
+        refuse(i, p);
         continue;
       }
       if (row.wants_kept) continue;

@@ -52,18 +52,18 @@ exactsample_status exactsample_sequence_create(exactsample_sampler* s,
   s->last_error.clear();
   if (config == nullptr) return NullArgument(s, "config");
   if (out == nullptr) return NullArgument(s, "out");
-  if (config->struct_size != sizeof(exactsample_sequence_config)) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "config.struct_size = " + std::to_string(config->struct_size) +
-                    ": expected sizeof(exactsample_sequence_config) = " +
-                    std::to_string(sizeof(exactsample_sequence_config)));
+  if (std::string size = StructSizeProblem("exactsample_sequence_config", config->struct_size,
+                                            sizeof(exactsample_sequence_config),
+                                            "zero the struct and set it to sizeof");
+      !size.empty()) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, std::move(size));
   }
   if (config->params != nullptr) {
-    std::string p = ParamsProblem(*config->params, "config.params");
+    std::string p = ParamsProblem(*config->params, "config.");
     if (!p.empty()) return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, std::move(p));
   }
   if (config->extras != nullptr) {
-    std::string p = ExtrasProblem(*config->extras, "config.extras", /*outputs=*/false);
+    std::string p = ExtrasProblem(*config->extras, "config.", /*outputs=*/false);
     if (!p.empty()) return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, std::move(p));
   }
   return Guard(s, [&] {

@@ -77,10 +77,10 @@ Problem CheckFields(const exactsample_sequence* sequence, const exactsample_requ
     }
   }
   if (c.params != nullptr) {
-    if (std::string p = ParamsProblem(*c.params, prefix + "params"); !p.empty()) return Bad(p);
+    if (std::string p = ParamsProblem(*c.params, prefix); !p.empty()) return Bad(p);
   }
   if (c.extras != nullptr) {
-    if (std::string p = ExtrasProblem(*c.extras, prefix + "extras", true); !p.empty()) {
+    if (std::string p = ExtrasProblem(*c.extras, prefix, true); !p.empty()) {
       return Bad(p);
     }
   }
@@ -95,10 +95,13 @@ Problem CheckFields(const exactsample_sequence* sequence, const exactsample_requ
 Problem Prepare(exactsample_sequence* sequence, const exactsample_request& c,
                 const std::string& prefix, size_t row, bool batch, CandidateRow& candidates,
                 PreparedRow& out) {
-  if (c.struct_size != sizeof(exactsample_request)) {
-    return Bad(prefix + "struct_size = " + std::to_string(c.struct_size) +
-               ": expected sizeof(exactsample_request) = " +
-               std::to_string(sizeof(exactsample_request)));
+  if (std::string size = StructSizeProblem("exactsample_request", c.struct_size,
+                                            sizeof(exactsample_request),
+                                            "zero the struct and set it to sizeof");
+      !size.empty()) {
+    // A batch's row says which; a single call's request is its own argument.
+    return Bad(batch && !prefix.empty() ? prefix.substr(0, prefix.size() - 1) + ": " + size
+                                        : size);
   }
   const auto type = LogitTypeOf(c.logits_type);
   if (!type) {

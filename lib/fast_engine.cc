@@ -25,7 +25,7 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
 }
 
 Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceImpl& ws,
-                         const SampleOptions& options) {
+                         const SampleOptions& options, const scalar_ref::Choose* choose) {
   const SamplingParams& p = request.params;
   const Plan plan = Plan::Of(request, options);
   TraceRecorder trace(options.trace);
@@ -63,10 +63,20 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const std::optional<MinPCut> min_p = MinP(kept, p.min_p, ws);
   trace.MinP(kept, min_p);
 
+  std::vector<KeptProb>* const dist =
+      options.distribution != nullptr || choose == nullptr ? options.distribution : &ws.chosen_from;
+  if (choose != nullptr) {
+    dist->clear();
+    Distribution(kept, *dist);
+    const int32_t id = (*choose)(*dist);
+    return softmax.TokenOf(*logits, static_cast<size_t>(id),
+                           ProcessedLogprob(*logits, kept, kept.Entry(id), p.temperature),
+                           plan, ws);
+  }
   const double u = rng.uniform_f64();  // step 10: exactly one draw
   const size_t chosen = Draw(kept, u);
   trace.Draw(kept, u, chosen);
-  if (options.distribution != nullptr) Distribution(kept, *options.distribution);
+  if (dist != nullptr) Distribution(kept, *dist);
   return softmax.TokenOf(*logits, static_cast<size_t>(kept.Id(chosen)),
                          ProcessedLogprob(*logits, kept, chosen, p.temperature), plan, ws);
 }

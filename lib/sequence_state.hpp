@@ -24,6 +24,12 @@ struct Sequence::State {
   // the generated window the last n generated ids.
   void AppendGenerated(int32_t id);
   void AppendPrompt(int32_t id);
+  // Undoes the last AppendGenerated (the window slides back).
+  void PopGenerated();
+  // Pops generated ids until `length` are left.
+  void TruncateGenerated(size_t length) {
+    while (generated.size() > length) PopGenerated();
+  }
   int32_t At(size_t i) const {  // id i of prompt followed by generated
     return i < prompt.size() ? prompt[i] : generated[i - prompt.size()];
   }

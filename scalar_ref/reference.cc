@@ -165,7 +165,9 @@ Ids MinP(const Logits& t, const Ids& kept, double m) {
 }  // namespace
 
 Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace,
-                     std::vector<KeptProb>* distribution) {
+                     std::vector<KeptProb>* distribution, const Choose* choose) {
+  std::vector<KeptProb> chosen_from;
+  if (distribution == nullptr && choose != nullptr) distribution = &chosen_from;
   if (distribution != nullptr) distribution->clear();
   if (auto e = checks::LogitValues(request)) return *e;
   const SamplingParams& p = request.params;
@@ -220,6 +222,10 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace,
   const Softmax sm = SoftmaxOver(t, kept);  // step 9
   for (size_t j = 0; j < kept.size() && distribution != nullptr; ++j) {
     if (sm.q[j] > 0) distribution->push_back({kept[j], sm.q[j]});
+  }
+  if (choose != nullptr) {
+    const int32_t id = (*choose)(*distribution);
+    return token(id, ProcessedLogprob(t, sm, id));
   }
   const double u = rng.uniform_f64();       // step 10: exactly one draw
   const int32_t id = InverseCdf(kept, sm.q, u);

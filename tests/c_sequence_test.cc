@@ -870,7 +870,7 @@ TEST_F(BadInput, Create) {
   EXPECT_EQ(exactsample_sequence_create(nullptr, &config, &out), EXACTSAMPLE_INVALID_ARGUMENT);
   config.struct_size = 8;
   Refused(exactsample_sequence_create(s_.s, &config, &out), EXACTSAMPLE_INVALID_ARGUMENT,
-          "config.struct_size = 8: expected sizeof(exactsample_sequence_config) = " +
+          "exactsample_sequence_config.struct_size = 8, expected " +
               std::to_string(sizeof(exactsample_sequence_config)));
   config = ConfigFor(0, nullptr, nullptr, 1);
   Refused(exactsample_sequence_create(s_.s, &config, &out), EXACTSAMPLE_INVALID_LOGITS, "vocab = 0");
@@ -878,7 +878,7 @@ TEST_F(BadInput, Create) {
   p.struct_size = 3;
   config = ConfigFor(kVocab, &p, nullptr, 1);
   Refused(exactsample_sequence_create(s_.s, &config, &out), EXACTSAMPLE_INVALID_ARGUMENT,
-          "config.params.struct_size = 3");
+          "config.params: exactsample_params.struct_size = 3");
   p = params_;
   p.penalty_last_n = -1;
   Refused(exactsample_sequence_create(s_.s, &config, &out), EXACTSAMPLE_INVALID_PARAMETER,
@@ -891,7 +891,7 @@ TEST_F(BadInput, Create) {
   x.struct_size = 1;
   config = ConfigFor(kVocab, nullptr, &x, 1);
   Refused(exactsample_sequence_create(s_.s, &config, &out), EXACTSAMPLE_INVALID_ARGUMENT,
-          "config.extras.struct_size = 1");
+          "config.extras: exactsample_extras.struct_size = 1");
   x.struct_size = sizeof x;
   x.bias_len = 2;
   Refused(exactsample_sequence_create(s_.s, &config, &out), EXACTSAMPLE_INVALID_ARGUMENT,
@@ -968,7 +968,7 @@ TEST_F(BadInput, RequestOnASequence) {
   EXPECT_EQ(exactsample_sample_request(nullptr, q_.p, &r, &t), EXACTSAMPLE_INVALID_ARGUMENT);
   r.struct_size = 5;
   RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_ARGUMENT,
-                 "request.struct_size = 5: expected sizeof(exactsample_request) = " +
+                 "exactsample_request.struct_size = 5, expected " +
                      std::to_string(sizeof(exactsample_request)));
   r = Row();
   r.logits = nullptr;
@@ -1006,7 +1006,7 @@ TEST_F(BadInput, RequestOnASequence) {
   p.struct_size = 9;
   r = Row();
   r.params = &p;
-  RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_ARGUMENT, "request.params.struct_size = 9");
+  RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_ARGUMENT, "request.params: exactsample_params.struct_size = 9");
   p = params_;
   p.penalty_last_n = -2;
   RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_PARAMETER, "penalty_last_n = -2");
@@ -1017,10 +1017,10 @@ TEST_F(BadInput, RequestOnASequence) {
   x.struct_size = sizeof x + 1;
   r = Row();
   r.extras = &x;
-  RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_ARGUMENT, "request.extras.struct_size = " + std::to_string(sizeof x + 1));
+  RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_ARGUMENT, "request.extras: exactsample_extras.struct_size = " + std::to_string(sizeof x + 1));
   x.struct_size = sizeof x;
   x.top_logprobs = 3;
-  RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_ARGUMENT, "request.extras.top_ids is NULL with top_logprobs = 3");
+  RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_ARGUMENT, "request.extras.top_logprobs = 3 needs top_ids and top_logprob_values");
   x.top_logprobs = 0;
   x.allowed_len = 4;
   RequestRefused(q_.p, r, EXACTSAMPLE_INVALID_ARGUMENT, "request.extras.allowed_ids is NULL with allowed_len = 4");
@@ -1170,11 +1170,11 @@ TEST(CSequence, OlderCallsNameTheirArguments) {
   for (int r = 0; r < 3; ++r) matrix.insert(matrix.end(), x.begin(), x.end());
   EXPECT_EQ(exactsample_sample_batch_ex(s.s, matrix.data(), 3, 16, 16, rows, extras, out, 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 0)).find("extras[0].struct_size = 4"),
+  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 0)).find("row 0: exactsample_extras.struct_size = 4"),
             std::string::npos)
       << exactsample_sampler_row_error(s.s, 0);
-  EXPECT_STREQ(exactsample_sampler_row_error(s.s, 1), "row_requests[1].params is NULL");
-  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 2)).find("row_requests[2].rng is NULL"),
+  EXPECT_STREQ(exactsample_sampler_row_error(s.s, 1), "row 1: params is NULL");
+  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 2)).find("row 2: rng is NULL"),
             std::string::npos)
       << exactsample_sampler_row_error(s.s, 2);
   for (const auto& t : out) EXPECT_EQ(t.status, EXACTSAMPLE_INVALID_ARGUMENT);
