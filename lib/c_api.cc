@@ -14,24 +14,10 @@
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "lib/c_abi.hpp"
 #include "lib/row_passes.hpp"
 
-struct exactsample_sampler {
-  exactsample::Engine engine;
-  int threads = 1;  // SampleOptions::threads of single calls
-  exactsample::Workspace workspace;
-  exactsample::BatchWorkspace batch_workspace;
-  std::vector<exactsample::Result<exactsample::Token>> batch_results;
-  std::vector<exactsample::BatchRow> batch_rows;
-  std::vector<exactsample::Pcg32> batch_rngs;
-  std::vector<std::string> row_errors;
-  std::string last_error;
-};
-
-namespace {
-
-using exactsample::ErrorCode;
-using exactsample::Pcg32;
+namespace exactsample::c_abi {
 
 exactsample_status StatusOf(ErrorCode code) {
   switch (code) {
@@ -44,39 +30,7 @@ exactsample_status StatusOf(ErrorCode code) {
   return EXACTSAMPLE_INTERNAL;
 }
 
-Pcg32 ToPcg(const exactsample_rng& r) {
-  return Pcg32::FromState(r.state, r.inc, r.draws_u32);
-}
-
-void FromPcg(const Pcg32& g, exactsample_rng* out) {
-  *out = {g.state(), g.inc(), g.draws_u32()};
-}
-
-// Runs body, turning exceptions into statuses and recording the message.
-template <class Body>
-exactsample_status Guard(exactsample_sampler* s, Body&& body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    if (s != nullptr) s->last_error = "out of memory";
-    return EXACTSAMPLE_OUT_OF_MEMORY;
-  } catch (const std::length_error&) {  // larger than any allocation can be
-    if (s != nullptr) s->last_error = "out of memory: too large to allocate";
-    return EXACTSAMPLE_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    if (s != nullptr) s->last_error = e.what();
-    return EXACTSAMPLE_INTERNAL;
-  }
-}
-
-exactsample_status Fail(exactsample_sampler* s, exactsample_status status,
-                        std::string message) {
-  if (s != nullptr) s->last_error = std::move(message);
-  return status;
-}
-
-// A null pointer is only valid for an empty id list.
-bool IdsOk(const int32_t* ids, size_t len) { return ids != nullptr || len == 0; }
+namespace {
 
 // "S.struct_size = N, expected M": a larger struct_size (a newer caller) is
 // refused rather than half-read, a smaller one rather than read past.
@@ -87,17 +41,69 @@ std::string StructSizeProblem(const char* name, uint32_t given, size_t expected,
          std::to_string(expected) + " (sizeof(" + name + ") in this version; " + fix + ")";
 }
 
-// What is wrong with params, "" when nothing.
+}  // namespace
+
 std::string ParamsProblem(const exactsample_params* p) {
   if (p == nullptr) return "params is NULL";
   return StructSizeProblem("exactsample_params", p->struct_size, sizeof(exactsample_params),
                            "exactsample_params_init sets it");
 }
 
-exactsample::SamplingParams ToParams(const exactsample_params& p) {
+SamplingParams ToParams(const exactsample_params& p) {
   return {p.temperature, p.repetition_penalty, p.presence_penalty,
           p.frequency_penalty, p.top_k, p.top_p, p.min_p};
 }
+
+std::string ExtrasProblem(const exactsample_extras& x) {
+  std::string size = StructSizeProblem("exactsample_extras", x.struct_size,
+                                       sizeof(exactsample_extras),
+                                       "zero the struct and set it to sizeof");
+  if (!size.empty()) return size;
+  const auto null_with = [](const char* array, const char* length, size_t n) {
+    return std::string("extras.") + array + " is NULL with " + length + " = " + std::to_string(n);
+  };
+  if (!IdsOk(x.bias_ids, x.bias_len)) return null_with("bias_ids", "bias_len", x.bias_len);
+  if (x.bias_values == nullptr && x.bias_len != 0) {
+    return null_with("bias_values", "bias_len", x.bias_len);
+  }
+  if (!IdsOk(x.allowed_ids, x.allowed_len)) {
+    return null_with("allowed_ids", "allowed_len", x.allowed_len);
+  }
+  if (!IdsOk(x.banned_ids, x.banned_len)) return null_with("banned_ids", "banned_len", x.banned_len);
+  if (x.allowed_bitmask == nullptr && x.allowed_bitmask_words != 0) {
+    return null_with("allowed_bitmask", "allowed_bitmask_words", x.allowed_bitmask_words);
+  }
+  if (x.top_logprobs > 0 && (x.top_ids == nullptr || x.top_logprob_values == nullptr)) {
+    return "extras.top_logprobs = " + std::to_string(x.top_logprobs) +
+           " needs top_ids and top_logprob_values (one is NULL)";
+  }
+  return {};
+}
+
+Request WithExtras(Request request, const exactsample_extras& x) {
+  request.params.top_logprobs = x.top_logprobs;
+  request.bias = {{x.bias_ids, x.bias_len}, {x.bias_values, x.bias_len}};
+  request.mask = {{x.allowed_ids, x.allowed_len},
+                  {x.banned_ids, x.banned_len},
+                  {x.allowed_bitmask, x.allowed_bitmask_words}};
+  return request;
+}
+
+void WriteExtras(const Token& t, const exactsample_extras& x) {
+  if (x.processed_logprob != nullptr) *x.processed_logprob = t.processed_logprob;
+  for (size_t j = 0; j < t.top_count; ++j) {
+    x.top_ids[j] = t.top[j].id;
+    x.top_logprob_values[j] = t.top[j].logprob;
+  }
+  if (x.top_count != nullptr) *x.top_count = t.top_count;
+}
+
+}  // namespace exactsample::c_abi
+
+namespace {
+
+using namespace exactsample::c_abi;  // NOLINT: the C ABI's shared helpers
+using exactsample::Pcg32;
 
 // A caller's row: f32 values or 16-bit words of `type`.
 struct CRow {
@@ -135,54 +141,6 @@ exactsample::Request ToRequest(CRow logits, size_t vocab,
     r.logits16 = {static_cast<const uint16_t*>(logits.data), vocab};
   }
   return r;
-}
-
-// What is wrong with an exactsample_extras, "" when nothing: its
-// struct_size, an array for every length, output arrays for top_logprobs > 0.
-std::string ExtrasProblem(const exactsample_extras& x) {
-  std::string size = StructSizeProblem("exactsample_extras", x.struct_size,
-                                       sizeof(exactsample_extras),
-                                       "zero the struct and set it to sizeof");
-  if (!size.empty()) return size;
-  const auto null_with = [](const char* array, const char* length, size_t n) {
-    return std::string("extras.") + array + " is NULL with " + length + " = " + std::to_string(n);
-  };
-  if (!IdsOk(x.bias_ids, x.bias_len)) return null_with("bias_ids", "bias_len", x.bias_len);
-  if (x.bias_values == nullptr && x.bias_len != 0) {
-    return null_with("bias_values", "bias_len", x.bias_len);
-  }
-  if (!IdsOk(x.allowed_ids, x.allowed_len)) {
-    return null_with("allowed_ids", "allowed_len", x.allowed_len);
-  }
-  if (!IdsOk(x.banned_ids, x.banned_len)) return null_with("banned_ids", "banned_len", x.banned_len);
-  if (x.allowed_bitmask == nullptr && x.allowed_bitmask_words != 0) {
-    return null_with("allowed_bitmask", "allowed_bitmask_words", x.allowed_bitmask_words);
-  }
-  if (x.top_logprobs > 0 && (x.top_ids == nullptr || x.top_logprob_values == nullptr)) {
-    return "extras.top_logprobs = " + std::to_string(x.top_logprobs) +
-           " needs top_ids and top_logprob_values (one is NULL)";
-  }
-  return {};
-}
-
-// The request with x's bias, mask and top-N.
-exactsample::Request WithExtras(exactsample::Request request, const exactsample_extras& x) {
-  request.params.top_logprobs = x.top_logprobs;
-  request.bias = {{x.bias_ids, x.bias_len}, {x.bias_values, x.bias_len}};
-  request.mask = {{x.allowed_ids, x.allowed_len},
-                  {x.banned_ids, x.banned_len},
-                  {x.allowed_bitmask, x.allowed_bitmask_words}};
-  return request;
-}
-
-// x's outputs (each where given) from a sampled token.
-void WriteExtras(const exactsample::Token& t, const exactsample_extras& x) {
-  if (x.processed_logprob != nullptr) *x.processed_logprob = t.processed_logprob;
-  for (size_t j = 0; j < t.top_count; ++j) {
-    x.top_ids[j] = t.top[j].id;
-    x.top_logprob_values[j] = t.top[j].logprob;
-  }
-  if (x.top_count != nullptr) *x.top_count = t.top_count;
 }
 
 // Names and support do not change while the process runs: list them once,
