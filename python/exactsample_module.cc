@@ -694,6 +694,7 @@ PYBIND11_MODULE(_exactsample, m) {
         "per row; allowed_token_ids, banned_token_ids and allowed_bitmask one per\n"
         "row (None: none).");
   exactsample_python::RegisterSequence(m);
+  exactsample_python::RegisterSpeculative(m);
 
   m.def(
       "_read_address",

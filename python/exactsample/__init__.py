@@ -28,7 +28,9 @@ from ._exactsample import (
     Sequence,
     TargetInfo,
     Token,
+    Verified,
     __version__,
+    distribution,
     exp_choice,
     sample,
     sample_batch,
@@ -37,6 +39,8 @@ from ._exactsample import (
     targets,
     testing,
     validate,
+    verify,
+    verify_batch,
 )
 
 __all__ = [
@@ -47,7 +51,9 @@ __all__ = [
     "Sequence",
     "TargetInfo",
     "Token",
+    "Verified",
     "__version__",
+    "distribution",
     "exp_choice",
     "sample",
     "sample_batch",
@@ -56,4 +62,6 @@ __all__ = [
     "targets",
     "testing",
     "validate",
+    "verify",
+    "verify_batch",
 ]
