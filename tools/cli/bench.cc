@@ -131,17 +131,9 @@ int Bench(const BenchOptions& o) {
   if (!o.history.empty() && o.batch > 0) {
     return BadInput("--history times single calls through a Sequence; drop --batch");
   }
-  std::vector<float> logits;
-  if (o.logits.empty()) {
-    logits = StandardRow(o.vocab, o.row_seed != 0 ? o.row_seed : kStandardRowSeed);
-  } else {
-    auto read = ReadBenchRow(o.logits);
-    if (!read) return BadInput(read.error().message);
-    logits = std::move(*read);
-  }
-  if (auto v = validate(Request{logits, {}, {}, {}}); !v) {
-    return BadInput(v.error().message);
-  }
+  auto read = BenchRowOf(o.logits, o.vocab, o.row_seed);
+  if (!read) return BadInput(read.error().message);
+  std::vector<float> logits = std::move(read.value());
   if (auto r = testing::force_target(o.target); !r) return BadInput(r.error().message);
   const std::string target = o.target.empty() ? BestTarget() : o.target;
   const auto listed = [&](const std::string& config) {

@@ -54,14 +54,9 @@ int BenchSpeculative(const BenchOptions& o) {
   const auto c = std::find_if(StandardConfigs().begin(), StandardConfigs().end(),
                               [&](const StandardConfig& s) { return s.name == config; });
   if (c == StandardConfigs().end()) return BadInput("--config " + config + " is not an engine row");
-  std::vector<float> logits;
-  if (o.logits.empty()) {
-    logits = StandardRow(o.vocab, o.row_seed != 0 ? o.row_seed : kStandardRowSeed);
-  } else {
-    auto read = ReadBenchRow(o.logits);
-    if (!read) return BadInput(read.error().message);
-    logits = std::move(*read);
-  }
+  auto read = BenchRowOf(o.logits, o.vocab, o.row_seed);
+  if (!read) return BadInput(read.error().message);
+  std::vector<float> logits = std::move(read.value());
   if (auto r = testing::force_target(o.target); !r) return BadInput(r.error().message);
   std::string target = "scalar";
   const Engine engine = o.engine == "reference" ? Engine::reference : Engine::fast;
