@@ -718,6 +718,7 @@ PYBIND11_MODULE(_exactsample, m) {
         "instead: one array per output, filled without a Python object per token;\n"
         "rank=True fills Token.rank (and BatchArrays.ranks).");
   exactsample_python::RegisterSequence(m);
+  exactsample_python::RegisterSpeculative(m);
 
   m.def(
       "_read_address",

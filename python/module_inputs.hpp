@@ -51,5 +51,8 @@ py::object SampleErrorValue(const xs::Error& error);
 // Registers exactsample.Sequence and sample_batch_sequences on the module
 // (after SamplingParams, Pcg32 and Token).
 void RegisterSequence(py::module_& m);
+// Registers distribution, verify, verify_batch and Verified
+// (python/speculative_module.cc), after Token.
+void RegisterSpeculative(py::module_& m);
 
 }  // namespace exactsample_python

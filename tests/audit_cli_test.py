@@ -100,6 +100,38 @@ class AuditTest(cli_harness.TempDirTest):
         self.assertGreater(self.summary(out)["rejected"], 0)
         self.assertEqual(len(self.findings(out, "rejected")), self.summary(out)["rejected"])
 
+    def verification_cases(self):
+        path = self.path("verifications.json")
+        replay_cases.write_cases(path, replay_cases.random_verifications(60, 32, 1500, 2, True))
+        return path
+
+    def test_verifications_agree_on_engines_and_with_the_transcription(self):
+        cases = self.verification_cases()
+        write_lines(self.path("py.jsonl"), python_output(cases))
+        status, out, err = audit("--replay", cases, "--against", self.path("py.jsonl"))
+        self.assertEqual(status, 0, err + json.dumps(out[:3]))
+        s = self.summary(out)
+        self.assertEqual(s["requests"], 60)
+        self.assertGreater(s["tokens"], 60)
+        self.assertEqual(s["rejected"], sum(1 for c in replay_cases.fixed_verifications()
+                                            if c["name"].startswith("verify_bad_")))
+
+    def test_verification_counts_and_logprobs_are_named(self):
+        cases = self.verification_cases()
+        lines = python_output(cases)
+        i = next(k for k, l in enumerate(lines) if len(l.get("ids", [])) > 2)
+        lines[i]["logprobs"][1] = math.nextafter(lines[i]["logprobs"][1], 0.0)
+        k = next(k for k, l in enumerate(lines) if k != i and "accepted" in l)
+        lines[k]["rng_draws_consumed"] += 1
+        status, out, _ = self.against(cases, lines)
+        self.assertEqual(status, 1)
+        m = self.findings(out)
+        self.assertEqual(sorted((f["request"], f["token"], f["stage"]) for f in m),
+                         sorted([(i, 1, "logprob"), (k, len(lines[k]["ids"]), "outcome")]))
+        [counts] = [f for f in m if f["request"] == k]
+        self.assertIn("rng_draws_consumed " + str(lines[k]["rng_draws_consumed"]),
+                      counts["values"][1])
+
     # ------------------------------------------------------------ planted differences
 
     def against(self, cases, lines):

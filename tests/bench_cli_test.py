@@ -206,6 +206,41 @@ class BenchCliTest(cli_harness.TempDirTest):
         for c in CONFIGS:
             self.assertRegex(out, rf"\n{c} +\d+\.\d\d\n")
 
+    def test_speculative_times_a_verification_against_its_single_calls(self):
+        status, out, err = bench("--speculative", "3", "--vocab", "4096", "--iters", "5",
+                                 "--json")
+        self.assertEqual(status, 0, err)
+        [row] = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual((row["mode"], row["gamma"], row["vocab"], row["config"]),
+                         ("speculative", 3, 4096, "plain"))
+        self.assertLessEqual(row["accepted"], 3)
+        # A sampled target: one draw per tested draft, one more at the end.
+        self.assertEqual(row["draws"], row["accepted"] + (1 if row["accepted"] == 3 else 2))
+        for key in ("verify", "singles"):
+            self.assertGreater(row[key + "_min_us"], 0)
+            self.assertLessEqual(row[key + "_min_us"], row[key + "_median_us"])
+        self.assertEqual(row["ratio_median"], row["verify_median_us"] / row["singles_median_us"])
+        status, out, err = bench("--speculative", "2", "--vocab", "512", "--iters", "3",
+                                 "--config", "greedy", "--engine", "reference")
+        self.assertEqual(status, 0, err)
+        self.assertIn("G = 2, V = 512, config greedy, reference engine on scalar", out)
+        self.assertIn("0 draws", out)
+        self.assertIn(" 3 +  2 single calls", out)
+        self.assertIn("verify / singles", out)
+        small = ["--vocab", "64", "--iters", "1", "--speculative", "2"]
+        for args, reason in [
+                (small + ["--batch", "4"], "drop --batch"),
+                (small + ["--dtype", "bf16"], "drop --batch"),
+                (small + ["--config", "plain,full"], "one configuration"),
+                (small + ["--threads", "1,2"], "one configuration"),
+                (small + ["--config", "floor"], "floor is not an engine row"),
+                (small + ["--target", "NOSUCH"], "NOSUCH"),
+                (["--speculative", "2", "--logits", self.path("missing.f32")], "cannot open"),
+                (["--speculative", "0"], "not in range")]:
+            status, _, err = bench(*args)
+            self.assertEqual(status, 2, (args, err))
+            self.assertIn(reason, err, args)
+
     def test_bad_logits_files_exit_2(self):
         missing = self.path("missing.f32")
         status, _, err = bench("--logits", missing)

@@ -3,9 +3,12 @@
 
 Generates random replay cases (tools/replay_cases.py) from a fixed seed, runs
 both programs on the same file, and requires per case the same
-error-or-not, the same ids and bit-equal logprobs (float.hex, no tolerance).
+error-or-not, the same ids and bit-equal logprobs (float.hex, no tolerance);
+with --speculative the cases are verifications of draft tokens, whose
+accepted counts and draws must agree too.
 
     python3 tests/python_parity_test.py --cli build/exactsample [--cases N] [--seed S]
+                                        [--speculative]
 """
 
 import argparse
@@ -53,7 +56,9 @@ def first_difference(cpp, py):
         if a != b:
             return f"step {step}: C++ (id, logprob) {a}, Python {b}"
     for what, get in (("processed_logprobs", lambda r: hexes(r, "processed_logprobs")),
-                      ("top_logprobs", tops)):
+                      ("top_logprobs", tops),
+                      ("accepted", lambda r: r.get("accepted")),
+                      ("rng_draws_consumed", lambda r: r.get("rng_draws_consumed"))):
         if get(cpp) != get(py):
             return f"{what}: C++ {get(cpp)}, Python {get(py)}"
     return None
@@ -73,10 +78,13 @@ def main():
                     help="cases with penalty windows (penalty_last_n)")
     ap.add_argument("--all-targets", action="store_true",
                     help="run the fast engine on every target `targets --supported` lists")
+    ap.add_argument("--speculative", action="store_true",
+                    help="verification cases (draft_ids) instead of sampling cases")
     args = ap.parse_args()
 
-    cases = replay_cases.random_cases(args.cases, args.seed, args.vocab_max,
-                                       args.vocab_min, args.features, args.windows)
+    make = replay_cases.random_verifications if args.speculative else replay_cases.random_cases
+    cases = make(args.cases, args.seed, args.vocab_max, args.vocab_min, args.features,
+                 args.windows)
     fd, path = tempfile.mkstemp(prefix="parity_", suffix=".json")
     os.close(fd)
     replay_cases.write_cases(path, cases)
@@ -99,8 +107,9 @@ def main():
                 failed.append((case, f"{' '.join(flags)}: {why}"))
     if failed:
         case, why = failed[0]
+        vocab = len(case.get("logits", case.get("target_logits", [[]])[0]))
         print(f"first difference: case {case['name']!r} "
-              f"(V = {len(case['logits'])}, params {case.get('params', {})}, "
+              f"(V = {vocab}, params {case.get('params', {})}, "
               f"seed {case['seed']}): {why}")
         print(f"cases kept in {path}")
     else:

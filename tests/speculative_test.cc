@@ -5,18 +5,17 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/random_requests.hpp"
+#include "tests/random_verifications.hpp"
 #include "tests/test_util.hpp"
 
 namespace exactsample {
 namespace {
 
 using test::Bits;
-using Rows = std::vector<std::vector<float>>;
-
-std::vector<std::span<const float>> Spans(const Rows& rows) {
-  return {rows.begin(), rows.end()};
-}
+using test::MakeVerification;
+using test::RandomVerification;
+using test::Rows;
+using test::Spans;
 
 struct Example {
   Rows target = {{1.0f, 3.0f, 2.0f, 3.0f, -1.0f},
@@ -77,50 +76,6 @@ TEST(Speculative, TheDistributionsOfTheExample) {
   const auto greedy = distribution(r, ws);
   ASSERT_TRUE(greedy);
   EXPECT_EQ(*greedy, (std::vector<KeptProb>{{1, 1.0}}));
-}
-
-// A random verification: target rows near one another, draft rows near
-// the target rows (or far from them), drafts from the draft rows' tops or
-// anywhere the draft distribution holds them.
-struct RandomVerification {
-  test::RandomCase base;
-  Rows target, draft;
-  std::vector<int32_t> ids;
-  std::optional<SamplingParams> draft_params;
-};
-
-RandomVerification MakeVerification(uint64_t seed, size_t max_vocab) {
-  test::CaseMaker make(seed * 31 + 7);
-  RandomVerification v{make.Make(seed, max_vocab, seed % 2 == 0), {}, {}, {}, {}};
-  const size_t vocab = v.base.logits.size();
-  const size_t gamma = 1 + make.Below(8);
-  const double spread = make.Chance(0.2) ? 0.0 : make.LogUniform(1e-3, 3.0);
-  const auto near = [&](const std::vector<float>& x) {
-    std::vector<float> y = x;
-    for (float& f : y) {
-      if (std::isfinite(f)) f += static_cast<float>(spread * make.Normal());
-    }
-    return y;
-  };
-  for (size_t j = 0; j <= gamma; ++j) v.target.push_back(near(v.base.logits));
-  for (size_t j = 0; j < gamma; ++j) {
-    v.draft.push_back(spread == 0.0 ? v.target[j] : near(v.target[j]));  // p == q at 0
-  }
-  if (make.Chance(0.3)) {
-    SamplingParams dp = make.Params(vocab);
-    if (dp.temperature == 0.0) dp.temperature = 1.0;
-    v.draft_params = dp;
-  }
-  const SamplingParams& dp = v.draft_params.value_or(v.base.params);
-  Workspace ws;
-  for (size_t j = 0; j < gamma; ++j) {
-    std::vector<int32_t> h = v.base.generated;
-    h.insert(h.end(), v.ids.begin(), v.ids.end());
-    const auto q = distribution({v.draft[j], v.base.prompt, h, dp}, ws);
-    v.ids.push_back(q && !make.Chance(0.1) ? (*q)[make.Below(static_cast<uint32_t>(q->size()))].id
-                                           : static_cast<int32_t>(make.Below(static_cast<uint32_t>(vocab))));
-  }
-  return v;
 }
 
 void ExpectSame(const Result<Verified>& a, const Result<Verified>& b, const std::string& where) {

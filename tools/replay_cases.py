@@ -13,6 +13,12 @@ windows (penalty_last_n) shorter and longer than the history.
     import replay_cases; cases = replay_cases.random_cases(300, seed=1)
     python3 tools/replay_cases.py --out FILE --count N --seed S --vocab-max V
                                   [--vocab-min W] [--features] [--windows]
+                                  [--speculative]
+
+With --speculative (random_verifications) the cases are verifications of
+draft tokens (spec/speculative.md): γ up to 8, greedy and sampled targets
+and drafts, p == q rows, drafts the target does not hold, penalties over a
+history the drafts extend, and each error of the page.
 """
 
 import argparse
@@ -357,6 +363,166 @@ def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False, windo
     return cases
 
 
+# ---------------------------------------------------------------- verifications
+# Cases with "draft_ids" (spec/speculative.md), drafts proposed from the
+# draft rows by the transcription itself.
+
+
+def nearby(rng, x, spread):
+    """x with gaussian noise of `spread` on every finite logit (f32)."""
+    return [v if v == -math.inf else spec_sampler.to_f32(v + rng.gauss(0.0, spread))
+            for v in x]
+
+
+def propose(rng, y, prompt, h, dp, p_row):
+    """A draft id for one position: drawn from Q (with the case's own
+    random numbers), Q's top id, an earlier draft again, or one the target
+    does not hold (P == 0 where Q > 0); always one with Q > 0."""
+    q = spec_sampler.dist(y, prompt, h, dp)
+    held = [i for i in range(len(q)) if q[i] > 0]
+    mode = rng.choice(["draw", "draw", "draw", "top", "repeat", "outside"])
+    if mode == "repeat":
+        repeats = [i for i in h if q[i] > 0]
+        if repeats:
+            return rng.choice(repeats)
+    if mode == "outside" and p_row is not None:
+        outside = [i for i in held if p_row[i] == 0]
+        if outside:
+            return rng.choice(outside)
+    if mode == "top":
+        return max(held, key=lambda i: (q[i], -i))
+    u, c = rng.random(), 0.0
+    for i in held:
+        c = c + q[i]
+        if u < c:
+            return i
+    return held[-1]
+
+
+def random_draft_params(rng, y, prompt):
+    """Absent (the target's), or parameters of the draft side's own."""
+    mix = rng.choice(["absent", "absent", "own", "greedy"])
+    if mix == "absent":
+        return None
+    dp = random_params(rng, list(y), prompt)
+    if mix == "greedy":
+        dp["temperature"] = 0.0
+    return dp
+
+
+def random_verification(rng, name, vocab_max=5000, vocab_min=2, features=None,
+                        windows=None):
+    """One valid verification: γ in [1, 8], target rows near one another,
+    draft rows equal to (p == q), near or unlike the target rows, greedy
+    and sampled targets and drafts, penalties over a history the drafts
+    extend; `features` and `windows` as in random_case."""
+    vocab = int(math.exp(rng.uniform(math.log(vocab_min), math.log(vocab_max + 1))))
+    vocab = max(vocab_min, min(vocab, vocab_max))
+    gamma = rng.randint(1, 8)
+    base = random_logits(rng, vocab)
+    prompt = random_history(rng, base)
+    generated = random_history(rng, base)[:rng.choice([0, 2, 8])]
+    params = random_params(rng, base, prompt)
+    if features is not None:
+        random_features(features, base, params)
+    if windows is not None:
+        held = {"params": params, "prompt": prompt}
+        random_window(windows, base, held)
+        prompt = held["prompt"]
+    spread = rng.choice([0.0, 1e-3, 0.1, 1.0])
+    target = [base] + [nearby(rng, base, spread) for _ in range(gamma)]
+    draft_mode = rng.choice(["same", "near", "near", "unlike"])
+    if draft_mode == "same":
+        draft = [list(x) for x in target[:gamma]]
+    elif draft_mode == "near":
+        draft = [nearby(rng, x, rng.choice([1e-3, 0.3])) for x in target[:gamma]]
+    else:
+        draft = [random_logits(rng, vocab) for _ in range(gamma)]
+    dp_json = None if draft_mode == "same" else random_draft_params(rng, draft[0], prompt)
+    tp = spec_sampler.read_params(params, vocab)
+    dp = spec_sampler.draft_side(
+        tp if dp_json is None else spec_sampler.read_params(dp_json, vocab, lists=False))
+    drafts = []
+    for j in range(gamma):
+        h = generated + drafts
+        try:
+            p_row = spec_sampler.dist(target[j], prompt, h, tp)
+            drafts.append(propose(rng, draft[j], prompt, h, dp, p_row))
+        except spec_sampler.BadInput:  # e.g. penalties overflowing: any id
+            drafts.append(rng.randrange(vocab))
+    case = {"name": name, "target_logits": [encode(x) for x in target],
+            "draft_logits": [encode(y) for y in draft], "draft_ids": drafts,
+            "params": params, "prompt": prompt, "generated": generated,
+            "seed": random_seed(rng)}
+    if dp_json is not None:
+        case["draft_params"] = dp_json
+    if tp["temperature"] == 0 and rng.random() < 0.5:
+        del case["draft_logits"]  # a greedy target reads no draft rows
+    return case
+
+
+def example_verification(seed):
+    """The page's worked example."""
+    return {"name": f"verify_example_seed_{seed}",
+            "target_logits": [[1.0, 3.0, 2.0, 3.0, -1.0], [0.5, 1.0, 2.5, 0.0, 1.0],
+                              [2.0, 0.0, 0.0, 0.0, 1.0]],
+            "draft_logits": [[1.0, 2.0, 2.0, 3.5, -1.0], [0.0, 1.0, 3.0, 0.0, 0.0]],
+            "draft_ids": [3, 2], "params": {"top_k": 3, "top_p": 0.9}, "seed": seed}
+
+
+def fixed_verifications():
+    """The worked example, its edges, and each error of the page alone."""
+    def case(name, **kw):
+        c = example_verification(3)
+        c["name"] = "verify_" + name
+        c.update(kw)
+        return c
+
+    rows = example_verification(0)["target_logits"]
+    return [
+        example_verification(0),
+        example_verification(3),
+        case("greedy_no_draft_rows", params={"temperature": 0.0}, draft_ids=[1, 2],
+             draft_logits=[]),
+        case("greedy_draft_params", params={"temperature": 0.0},
+             draft_params={"temperature": 0.0}, draft_ids=[3, 4]),
+        # Greedy: the mismatch at position 1 ends it before row 3's NaN.
+        case("unreached_bad_row", params={"temperature": 0.0}, draft_ids=[0, 2],
+             target_logits=rows[:2] + [[0.0, "nan", 0.0, 0.0, 0.0]]),
+        case("penalties_over_drafts", draft_ids=[3, 3],
+             params={"frequency_penalty": 0.5, "repetition_penalty": 1.5},
+             draft_params={"presence_penalty": -1.0}, generated=[3], prompt=[1]),
+        case("bias_on_target_only", params={"logit_bias": {"3": -100.0}, "top_logprobs": 3}),
+        case("bad_no_drafts", draft_ids=[]),
+        case("bad_target_rows_missing", target_logits=rows[:2]),
+        case("bad_draft_rows_missing", draft_logits=[rows[0]]),
+        case("bad_row_length", target_logits=rows[:2] + [[0.0, 1.0]]),
+        case("bad_draft_row_length", draft_logits=[rows[0], [0.0]]),
+        case("bad_draft_id_v", draft_ids=[3, 5]),
+        case("bad_draft_id_negative", draft_ids=[-1, 2]),
+        case("bad_draft_probability_0", draft_ids=[3, 4]),
+        case("bad_draft_row_nan", draft_logits=[rows[0], [0.0, "nan", 0.0, 0.0, 0.0]]),
+        case("bad_target_params", params={"top_p": -1.0}),
+        case("bad_draft_params", draft_params={"min_p": 2.0}),
+        case("bad_draft_params_bias", draft_params={"logit_bias": {"0": 1.0}}),
+        case("bad_generated_id", generated=[7]),
+    ]
+
+
+def random_verifications(count, seed, vocab_max=5000, vocab_min=2, features=False,
+                         windows=False):
+    """`count` verification cases from a fixed seed: the fixed ones first
+    (as many as fit), then random valid ones."""
+    rng = random.Random(seed)
+    cases = fixed_verifications()[:count]
+    while len(cases) < count:
+        extra = random.Random(f"{seed}/{len(cases)}") if features else None
+        window = random.Random(f"{seed}/{len(cases)}/window") if windows else None
+        cases.append(random_verification(rng, f"verify_{len(cases)}", vocab_max, vocab_min,
+                                         extra, window))
+    return cases
+
+
 def write_cases(path, cases):
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"cases": cases}, f, allow_nan=False)
@@ -373,11 +539,14 @@ def main():
                     help="add logit bias, masks and top_logprobs to the cases")
     ap.add_argument("--windows", action="store_true",
                     help="add penalty windows (penalty_last_n) to the cases")
+    ap.add_argument("--speculative", action="store_true",
+                    help="verifications of draft tokens instead (cases with draft_ids)")
     args = ap.parse_args()
     if not 1 <= args.vocab_min <= args.vocab_max:
         ap.error("need 1 <= --vocab-min <= --vocab-max")
-    write_cases(args.out, random_cases(args.count, args.seed, args.vocab_max,
-                                       args.vocab_min, args.features, args.windows))
+    make = random_verifications if args.speculative else random_cases
+    write_cases(args.out, make(args.count, args.seed, args.vocab_max,
+                               args.vocab_min, args.features, args.windows))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""spec/sampling.md and spec/pcg32.md, transcribed in plain Python.
+"""spec/sampling.md, spec/pcg32.md and spec/speculative.md, transcribed in
+plain Python.
 
 An independent oracle for the C++ engines: standard library only, Python
 floats (IEEE f64), math.exp and math.log (the platform's libm), explicit
@@ -16,6 +17,17 @@ at most 65536). A numeric string is JSON number syntax or "inf", "-inf",
 "logprobs", "processed_logprobs"} (and "top_logprobs" when
 params.top_logprobs > 0) or {"name", "error"}; a rejected case is a
 result: exits 0, or 2 on an unreadable file.
+
+A case with "draft_ids" is a verification of draft tokens (speculative.md):
+target_logits (γ + 1 rows), draft_logits (γ rows; a greedy target needs
+none), draft_ids, params, draft_params (absent: params; no bias or mask
+fields), prompt, generated (the history before the drafts) and seed. Its
+line is the tokens' fields as above plus "accepted" and
+"rng_draws_consumed" (uniform_f64 draws). As in the library, the bias and
+mask of params apply to the target rows only, every row's length and every
+draft id are checked before anything else, every Q_j[d_j] > 0 before the
+first draw, and a target row is only sampled when the verification reaches
+it.
 
 Beyond the spec, the library's rules (README): params.logit_bias ({"id":
 bias}), added to the widened logits after step 1; allowed_token_ids and
@@ -177,9 +189,25 @@ def descending(l, K):
     return sorted(K, key=lambda i: (-l[i], i))
 
 
-def sample(x, prompt, out, p, rng):
-    """One token: steps 1 to 11. Returns (id, logprob, processed logprob,
-    top-N [id, logprob] pairs); raises BadInput."""
+class Row:
+    """What steps 1 to 9 leave for a row: the greedy id (None when sampled),
+    the final K (ascending ids) with its q, and the token's outputs."""
+
+    def __init__(self, greedy, K, q, logprob, processed, top):
+        self.greedy = greedy
+        self.K = K
+        self.q = q
+        self.logprob = logprob  # id -> sampling.md's logprob (step 3's logits)
+        self.processed = processed  # id -> the processed logprob
+        self.top = top  # the top-N [id, logprob] pairs
+
+    def token(self, c):
+        """(id, logprob, processed logprob, top-N) for id c."""
+        return c, self.logprob(c), self.processed(c), self.top
+
+
+def steps_1_to_9(x, prompt, out, p):
+    """Steps 1 to 9 of one row, no draw; raises BadInput."""
     check_params(p)
     V = len(x)
     check_ids("prompt", prompt, V)
@@ -271,7 +299,7 @@ def sample(x, prompt, out, p, rng):
         for i in range(V):
             if l[i] > l[best]:
                 best = i
-        return best, logprob(best), 0.0, top
+        return Row(best, [best], {best: 1.0}, logprob, lambda c: 0.0, top)
 
     # 5. Temperature.
     if M / T == math.inf or M / T == -math.inf:
@@ -315,8 +343,19 @@ def sample(x, prompt, out, p, rng):
     q = softmax(l, K)
     M_K, _, Z_K = softmax_sums(l, K)
 
-    def token(c):
-        return c, logprob(c), (l[c] - (M_K + 0.0)) - math.log(Z_K), top
+    def processed(c):
+        return (l[c] - (M_K + 0.0)) - math.log(Z_K)
+
+    return Row(None, K, q, logprob, processed, top)
+
+
+def sample(x, prompt, out, p, rng):
+    """One token: steps 1 to 11. Returns (id, logprob, processed logprob,
+    top-N [id, logprob] pairs); raises BadInput."""
+    row = steps_1_to_9(x, prompt, out, p)
+    if row.greedy is not None:  # step 4: no draw
+        return row.token(row.greedy)
+    K, q = row.K, row.q
 
     # 10. Exactly one draw.
     u = rng.uniform_f64()
@@ -327,11 +366,131 @@ def sample(x, prompt, out, p, rng):
     for i in K:
         c = c + q[i]
         if u < c:
-            return token(i)
+            return row.token(i)
     for i in reversed(K):
         if q[i] > 0:
-            return token(i)
+            return row.token(i)
     raise AssertionError("unreachable: the largest logit in K has q = 1/Z > 0")
+
+
+# ---------------------------------------------------------------- speculative.md
+
+
+def dist(x, prompt, h, p):
+    """dist(row, params, h): step 9's q[i] for every id i in K, 0.0 for every
+    other id (a list of V); greedy: 1.0 at step 4's id."""
+    return as_list(steps_1_to_9(x, prompt, h, p), len(x))
+
+
+def as_list(row, V):
+    """A row's q as V values, 0.0 outside K."""
+    d = [0.0] * V
+    for i in row.K:
+        d[i] = row.q[i]
+    return d
+
+
+def draft_side(params):
+    """The request's bias and mask apply to the target rows only (the
+    library's rule): a draft row is sampled with none."""
+    dp = dict(params)
+    dp["logit_bias"] = {}
+    dp["allowed_token_ids"] = None
+    dp["banned_token_ids"] = []
+    return dp
+
+
+def check_rows(field, rows, n, V):
+    if len(rows) != n:
+        raise BadInput(f"{field}: {len(rows)} rows, {n} needed")
+    for j in range(n):
+        if len(rows[j]) != V:
+            raise BadInput(f"{field}[{j}]: {len(rows[j])} logits, but V = {V}")
+
+
+def verify(target_rows, draft_rows, d, TP, DP, prompt, out, rng):
+    """The page's steps A and B: (tokens, accepted, draws), each token
+    (id, logprob, processed logprob, top-N) of its target row; DP None means
+    TP. Raises BadInput before any draw (and emits nothing) on bad input."""
+    gamma = len(d)
+    if gamma < 1:
+        raise BadInput("draft_ids: empty; at least one draft is needed")
+    if len(target_rows) == 0:
+        raise BadInput(f"target_logits: 0 rows, {gamma + 1} needed")
+    V = len(target_rows[0])
+    greedy = TP["temperature"] == 0
+    check_rows("target_logits", target_rows, gamma + 1, V)
+    if not greedy:
+        check_rows("draft_logits", draft_rows, gamma, V)
+    check_ids("draft_ids", d, V)
+    DP = draft_side(TP if DP is None else DP)
+
+    def h(j):  # h_j: out followed by d_1 .. d_{j-1} (j counted from 1)
+        return list(out) + list(d[:j - 1])
+
+    tokens = []
+    draws = 0
+
+    # A. Greedy target: no draw; the first mismatch is replaced and ends it.
+    if greedy:
+        for j in range(1, gamma + 1):
+            row = steps_1_to_9(target_rows[j - 1], prompt, h(j), TP)
+            tokens.append(row.token(row.greedy))
+            if d[j - 1] != row.greedy:
+                return tokens, j - 1, 0
+        row = steps_1_to_9(target_rows[gamma], prompt, h(gamma + 1), TP)
+        tokens.append(row.token(row.greedy))
+        return tokens, gamma, 0
+
+    # B. Sampled target: every Q_j and its check before any draw.
+    Q = []
+    for j in range(1, gamma + 1):
+        Q.append(dist(draft_rows[j - 1], prompt, h(j), DP))
+        if not Q[j - 1][d[j - 1]] > 0:
+            raise BadInput(f"draft_ids[{j - 1}] = {d[j - 1]}: its draft probability is 0")
+    for j in range(1, gamma + 1):
+        # 1.
+        row = steps_1_to_9(target_rows[j - 1], prompt, h(j), TP)
+        P = as_list(row, V)
+        Qj = Q[j - 1]
+        a = P[d[j - 1]]
+        b = Qj[d[j - 1]]
+        # 2. One draw for every tested draft.
+        u = rng.uniform_f64()
+        draws = draws + 1
+        # 3.
+        if u < a / b:
+            tokens.append(row.token(d[j - 1]))
+            continue
+        # 4. Rejected: the normalised residual (P when it is all zero).
+        R = [0.0] * V
+        for i in range(V):
+            if P[i] - Qj[i] > 0:
+                R[i] = P[i] - Qj[i]
+        if all(R[i] == 0 for i in range(V)):
+            R = list(P)
+        Z_R = 0.0
+        for i in range(V):
+            Z_R = Z_R + R[i]
+        r = [R[i] / Z_R for i in range(V)]
+        # 5. One more draw, walked over the ids with R > 0.
+        u2 = rng.uniform_f64()
+        draws = draws + 1
+        c = 0.0
+        chosen = None
+        for i in range(V):
+            if R[i] > 0:
+                c = c + r[i]
+                if u2 < c:
+                    chosen = i
+                    break
+        if chosen is None:
+            chosen = max(i for i in range(V) if R[i] > 0)
+        tokens.append(row.token(chosen))
+        return tokens, j - 1, draws
+    # Every draft accepted: the bonus token, one draw.
+    tokens.append(sample(target_rows[gamma], prompt, h(gamma + 1), TP, rng))
+    return tokens, gamma, draws + 1
 
 
 # ---------------------------------------------------------------- replay
@@ -411,30 +570,42 @@ def read_bias(v, V):
     return bias
 
 
+def read_logits(v, what):
+    """A row of logits: each read as f64, then rounded to f32."""
+    if not isinstance(v, list):
+        raise BadInput(f"{what}: must be a list")
+    return [to_f32(to_f64(v[i], f"{what}[{i}]"), f"{what}[{i}]") for i in range(len(v))]
+
+
+def read_params(given, V, what="params", lists=True):
+    """A params object over DEFAULTS; without `lists`, the bias and mask
+    fields are refused (a draft side has none)."""
+    params = dict(DEFAULTS)
+    if not isinstance(given, dict):
+        raise BadInput(f"{what}: must be an object")
+    for name, value in given.items():
+        if name not in DEFAULTS or (not lists and name in LISTS):
+            raise BadInput(f"{what}: unknown field {name!r}")
+        if name in ("top_k", "top_logprobs", "penalty_last_n"):
+            params[name] = to_int(value, name, -(1 << 63), (1 << 63) - 1)
+        elif name == "logit_bias":
+            params[name] = read_bias(value, V)
+        elif name in ("allowed_token_ids", "banned_token_ids"):
+            params[name] = read_ids(value, name, V)
+        else:
+            params[name] = to_f64(value, name)
+    return params
+
+
+LISTS = ("logit_bias", "allowed_token_ids", "banned_token_ids")
+
+
 def read_case(case):
     """(logits, prompt, params, seed, steps) of one replay case."""
     if not isinstance(case, dict):
         raise BadInput("a case must be an object")
-    logits = case.get("logits")
-    if not isinstance(logits, list):
-        raise BadInput("logits: must be a list")
-    x = [to_f32(to_f64(logits[i], f"logits[{i}]"), f"logits[{i}]")
-         for i in range(len(logits))]
-    params = dict(DEFAULTS)
-    given = case.get("params", {})
-    if not isinstance(given, dict):
-        raise BadInput("params: must be an object")
-    for name, value in given.items():
-        if name not in DEFAULTS:
-            raise BadInput(f"params: unknown field {name!r}")
-        if name in ("top_k", "top_logprobs", "penalty_last_n"):
-            params[name] = to_int(value, name, -(1 << 63), (1 << 63) - 1)
-        elif name == "logit_bias":
-            params[name] = read_bias(value, len(x))
-        elif name in ("allowed_token_ids", "banned_token_ids"):
-            params[name] = read_ids(value, name, len(x))
-        else:
-            params[name] = to_f64(value, name)
+    x = read_logits(case.get("logits"), "logits")
+    params = read_params(case.get("params", {}), len(x))
     # Prompt ids as int32, as the C++ reader takes them; [0, V) is sample()'s
     # check (check_ids), so both sides print the sampler's message.
     prompt = read_ids(case.get("prompt", []), "prompt", 0)
@@ -443,26 +614,61 @@ def read_case(case):
     return x, prompt, params, seed, steps
 
 
+def read_rows(case, field):
+    rows = case.get(field, [])
+    if not isinstance(rows, list):
+        raise BadInput(f"{field}: must be a list of rows")
+    return [read_logits(rows[j], f"{field}[{j}]") for j in range(len(rows))]
+
+
+def read_verification(case):
+    """(target rows, draft rows, draft ids, TP, DP or None, prompt,
+    generated, seed) of a case with "draft_ids"."""
+    target = read_rows(case, "target_logits")
+    draft = read_rows(case, "draft_logits")
+    V = len(target[0]) if target else 0
+    TP = read_params(case.get("params", {}), V)
+    DP = (read_params(case["draft_params"], V, "draft_params", lists=False)
+          if "draft_params" in case else None)
+    d = read_ids(case["draft_ids"], "draft_ids", 0)
+    prompt = read_ids(case.get("prompt", []), "prompt", 0)
+    generated = read_ids(case.get("generated", []), "generated", 0)
+    seed = to_int(case.get("seed"), "seed", 0, U64)
+    return target, draft, d, TP, DP, prompt, generated, seed
+
+
+def result_line(name, tokens, params):
+    """{"name", "ids", "logprobs", "processed_logprobs"} (and "top_logprobs"
+    when asked for) of the tokens."""
+    result = {"name": name, "ids": [t[0] for t in tokens],
+              "logprobs": [t[1] for t in tokens],
+              "processed_logprobs": [t[2] for t in tokens]}
+    if params["top_logprobs"] > 0:
+        result["top_logprobs"] = [t[3] for t in tokens]
+    return result
+
+
 def replay_case(case):
     """The output object for one case."""
     name = case.get("name") if isinstance(case, dict) else None
     try:
+        if isinstance(case, dict) and "draft_ids" in case:
+            target, draft, d, TP, DP, prompt, generated, seed = read_verification(case)
+            tokens, accepted, draws = verify(target, draft, d, TP, DP, prompt, generated,
+                                             stream(seed, SAMPLE))
+            result = result_line(name, tokens, TP)
+            result["accepted"] = accepted
+            result["rng_draws_consumed"] = draws
+            return result
         x, prompt, params, seed, steps = read_case(case)
         rng = stream(seed, SAMPLE)
-        ids, logprobs, processed, tops = [], [], [], []
+        ids, tokens = [], []
         for _ in range(steps):
-            token, logprob, processed_logprob, top = sample(x, prompt, ids, params, rng)
-            ids.append(token)
-            logprobs.append(logprob)
-            processed.append(processed_logprob)
-            tops.append(top)
+            tokens.append(sample(x, prompt, ids, params, rng))
+            ids.append(tokens[-1][0])
     except BadInput as e:
         return {"name": name, "error": str(e)}
-    result = {"name": name, "ids": ids, "logprobs": logprobs,
-              "processed_logprobs": processed}
-    if params["top_logprobs"] > 0:
-        result["top_logprobs"] = tops
-    return result
+    return result_line(name, tokens, params)
 
 
 MAX_JSON_DEPTH = 32  # containers nested deeper make the file unreadable, as in C++

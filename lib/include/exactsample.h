@@ -387,6 +387,103 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_requests(
     const exactsample_request* requests, size_t rows,
     exactsample_token* results, int threads);
 
+/* Speculative decoding, exact (spec/speculative.md; docs/speculative.md).
+ *
+ * dist(row, params, history) for one f32 row: the ids of the final kept set
+ * whose q is > 0, ascending, and their q (step 9, f64); for a greedy request
+ * (temperature 0) step 4's id with 1.0. extras: the bias and mask (its
+ * top-N and output pointers unused), or NULL. No generator is read. At
+ * most `capacity` entries are written to ids and probs (NULL when
+ * capacity is 0); *count gets how many there are, which may exceed
+ * capacity (call again with a larger one: nothing else changes). */
+EXACTSAMPLE_API exactsample_status exactsample_distribution(
+    exactsample_sampler* sampler, const float* logits, size_t vocab,
+    const int32_t* prompt, size_t prompt_len, const int32_t* generated,
+    size_t generated_len, const exactsample_params* params,
+    const exactsample_extras* extras, int32_t* ids, double* probs,
+    size_t capacity, size_t* count);
+
+/* gamma >= 1 draft tokens proposed after the history, the gamma + 1 target
+ * rows (row j computed with the first j drafts appended) and the gamma
+ * draft rows they were proposed from, f32, each of `vocab` logits. Rows
+ * are given as an array of row pointers (target_rows) or as a matrix whose
+ * row j starts at target_logits + j * target_stride (target_stride >=
+ * vocab); one of the two. The same for the draft rows, which a greedy
+ * target does not read (both NULL: none). Zero it and set struct_size =
+ * sizeof(exactsample_drafts). */
+typedef struct exactsample_drafts {
+  uint32_t struct_size;
+  size_t gamma;
+  const int32_t* draft_ids;               /* gamma ids in [0, vocab) */
+  size_t vocab;
+  const float* const* target_rows;        /* gamma + 1 pointers, or NULL */
+  const float* target_logits;             /* or a matrix */
+  size_t target_stride;
+  const float* const* draft_rows;         /* gamma pointers, or NULL */
+  const float* draft_logits;              /* or a matrix */
+  size_t draft_stride;
+  /* The draft side's parameters, complete in themselves; NULL: the
+   * target's. The bias and mask of the extras apply to the target rows
+   * only. */
+  const exactsample_params* draft_params;
+} exactsample_drafts;
+
+/* A verification's results. The caller sets struct_size =
+ * sizeof(exactsample_verified) and the arrays it wants (NULL: not
+ * written), each of gamma + 1 entries: ids (required), logprobs,
+ * processed_logprobs; for extras->top_logprobs = N > 0, top_ids and
+ * top_logprob_values of (gamma + 1) * N entries (token t's N at t * N) and
+ * top_counts of gamma + 1. The call fills the rest. */
+typedef struct exactsample_verified {
+  uint32_t struct_size;
+  int32_t* ids;
+  double* logprobs;
+  double* processed_logprobs;
+  int32_t* top_ids;
+  double* top_logprob_values;
+  size_t* top_counts;
+  size_t count;     /* tokens emitted: accepted + 1 */
+  size_t accepted;  /* drafts emitted as drafts, before the first rejection or mismatch */
+  uint64_t draws;   /* uniform_f64 draws (2 next_u32 each) taken from rng */
+} exactsample_verified;
+
+/* Verifies the drafts on the request's generator: prompt and generated are
+ * the history before the drafts, params the target's, extras (or NULL) the
+ * target rows' bias, mask and N (its output pointers unused). Each emitted
+ * token has the logprob, processed and top-N logprobs of its target row.
+ * rng is advanced by 2 * draws next_u32. Errors (no draft, a draft id
+ * outside [0, vocab), a draft whose draft probability is 0, missing rows,
+ * any error of a row the verification reaches, bad arguments) name the
+ * field and the value; nothing is written and rng is unchanged. */
+EXACTSAMPLE_API exactsample_status exactsample_verify(
+    exactsample_sampler* sampler, const exactsample_drafts* drafts,
+    const int32_t* prompt, size_t prompt_len, const int32_t* generated,
+    size_t generated_len, const exactsample_params* params,
+    const exactsample_extras* extras, exactsample_rng* rng,
+    exactsample_verified* out);
+
+/* One verification of a batch: exactsample_verify's arguments. */
+typedef struct exactsample_verification {
+  const exactsample_drafts* drafts;
+  const int32_t* prompt;
+  size_t prompt_len;
+  const int32_t* generated;
+  size_t generated_len;
+  const exactsample_params* params;
+  const exactsample_extras* extras;
+  exactsample_rng* rng;
+  exactsample_verified* out;
+} exactsample_verification;
+
+/* Each of `count` verifications, one after the other on the calling
+ * thread (each one's rows are already its own passes); statuses[i] gets
+ * its status, exactsample_sampler_row_error(sampler, i) its message. A bad
+ * verification does not stop the others. Returns EXACTSAMPLE_OK when all
+ * succeeded, else the first failing one's status. */
+EXACTSAMPLE_API exactsample_status exactsample_verify_batch(
+    exactsample_sampler* sampler, const exactsample_verification* verifications,
+    size_t count, exactsample_status* statuses);
+
 /* SIMD targets: count, names (best first), whether supported. */
 EXACTSAMPLE_API size_t exactsample_target_count(void);
 EXACTSAMPLE_API const char* exactsample_target_name(size_t index);

@@ -29,7 +29,9 @@ from ._exactsample import (
     Sequence,
     TargetInfo,
     Token,
+    Verified,
     __version__,
+    distribution,
     exp_choice,
     sample,
     sample_batch,
@@ -38,6 +40,8 @@ from ._exactsample import (
     targets,
     testing,
     validate,
+    verify,
+    verify_batch,
 )
 
 __all__ = [
@@ -49,7 +53,9 @@ __all__ = [
     "Sequence",
     "TargetInfo",
     "Token",
+    "Verified",
     "__version__",
+    "distribution",
     "exp_choice",
     "sample",
     "sample_batch",
@@ -58,4 +64,6 @@ __all__ = [
     "targets",
     "testing",
     "validate",
+    "verify",
+    "verify_batch",
 ]

@@ -228,6 +228,60 @@ def sample_batch_sequences(
     dtype: Optional[str] = None,
 ) -> BatchResults: ...
 
+# Speculative decoding, exact (spec/speculative.md; docs/speculative.md).
+class Verified:
+    @property
+    def tokens(self) -> list[Token]: ...  # accepted + 1, each with its target row's logprobs
+    @property
+    def ids(self) -> list[int]: ...
+    @property
+    def logprobs(self) -> list[float]: ...
+    @property
+    def accepted(self) -> int: ...
+    @property
+    def draws(self) -> int: ...  # uniform_f64 draws (2 next_u32 each)
+
+def distribution(
+    logits: ArrayLike,
+    params: Optional[SamplingParams],
+    *,
+    prompt: Ids = None,
+    generated: Ids = None,
+    engine: str = "fast",
+    logit_bias: Optional[Mapping[Union[int, str], float]] = None,
+    allowed_token_ids: Ids = None,
+    banned_token_ids: Ids = None,
+    allowed_bitmask: Optional[ArrayLike] = None,
+) -> tuple[list[int], list[float]]: ...
+def verify(
+    target_rows: ArrayLike,  # (gamma + 1) x V float32
+    draft_rows: Optional[ArrayLike],  # gamma x V float32; None for a greedy target
+    draft_ids: Iterable[int],
+    params: Optional[SamplingParams],
+    rng: Pcg32,
+    *,
+    draft_params: Optional[SamplingParams] = None,
+    prompt: Ids = None,
+    generated: Ids = None,
+    engine: str = "fast",
+    logit_bias: Optional[Mapping[Union[int, str], float]] = None,
+    allowed_token_ids: Ids = None,
+    banned_token_ids: Ids = None,
+    allowed_bitmask: Optional[ArrayLike] = None,
+) -> Verified: ...
+def verify_batch(
+    target_rows: SequenceOf[ArrayLike],
+    draft_rows: SequenceOf[Optional[ArrayLike]],
+    draft_ids: SequenceOf[Iterable[int]],
+    params: Union[SamplingParams, SequenceOf[Optional[SamplingParams]], None],
+    rngs: SequenceOf[Pcg32],
+    *,
+    draft_params: Union[SamplingParams, SequenceOf[Optional[SamplingParams]], None] = None,
+    prompts: Optional[SequenceOf[Ids]] = None,
+    generated: Optional[SequenceOf[Ids]] = None,
+    engine: str = "fast",
+) -> list[Union[Verified, SampleError]]: ...
+
 class testing:
     @staticmethod
     def force_target(name: str) -> None: ...

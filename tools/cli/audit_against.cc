@@ -77,6 +77,13 @@ std::string ParseOther(const json& j, OtherResult& out) {
     if (!lp.is_number()) return "logprobs[" + std::to_string(t) + "]: not a number";
     out.tokens.push_back({static_cast<int32_t>(*id), lp.get<double>()});
   }
+  if (j.contains("accepted") || j.contains("rng_draws_consumed")) {
+    const auto accepted = ParseInt(j.value("accepted", json()), "accepted", 0, INT64_MAX);
+    if (!accepted) return accepted.error().message;
+    const auto draws = ParseUnsigned(j.value("rng_draws_consumed", json()), "rng_draws_consumed");
+    if (!draws) return draws.error().message;
+    out.counts = VerifyCounts{static_cast<size_t>(*accepted), *draws};
+  }
   return ParseOutputs(j, out);
 }
 
@@ -135,7 +142,10 @@ bool CompareWithOther(const RequestRef& r, const EngineRun& library,
     }
   }
   if (!library.error && !other.error && library.tokens.size() == other.tokens.size()) {
-    return true;
+    if (library.counts == other.counts) return true;
+    report.OutcomeMismatch(r, n, "library", CountsText(library.counts), other_name,
+                           CountsText(other.counts));
+    return false;
   }
   report.OutcomeMismatch(r, n, "library", Outcome(library, n), other_name,
                          OtherOutcome(other, n));

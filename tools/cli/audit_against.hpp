@@ -19,6 +19,8 @@ struct OtherResult {
   // compared too).
   bool processed = false;
   bool top = false;
+  // A verification's line: "accepted" and "rng_draws_consumed".
+  std::optional<VerifyCounts> counts;
   std::optional<std::string> error;
 };
 
@@ -27,7 +29,8 @@ Result<std::vector<OtherResult>> ReadOtherResults(const std::string& path);
 
 // Reports the first token where the other side parts from the library's run
 // (ids, logprob bits, or error-or-not; the stage deduced from the library's
-// trace); true when they agree. Both rejecting a request agrees, whatever
+// trace), or where the counts of a verification differ; true when they
+// agree. Both rejecting a request agrees, whatever
 // the messages (they differ between languages).
 bool CompareWithOther(const RequestRef& r, const EngineRun& library,
                       const std::string& other_name, const OtherResult& other,

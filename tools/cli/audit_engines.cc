@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tools/cli/audit_verification.hpp"
+
 namespace exactsample::cli {
 
 EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
@@ -10,6 +12,7 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
     run.error = request.rejected;
     return run;
   }
+  if (request.verification) return RunVerificationTraced(*request.verification, engine, ws);
   Pcg32 rng = stream(request.seed, Purpose::sample);
   std::vector<int32_t> generated = request.generated;
   size_t checked = 0;
@@ -38,6 +41,12 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
   return run;
 }
 
+std::string CountsText(const std::optional<VerifyCounts>& counts) {
+  if (!counts) return "no counts";
+  return "accepted " + std::to_string(counts->accepted) + ", rng_draws_consumed " +
+         std::to_string(counts->draws);
+}
+
 std::string Outcome(const EngineRun& run, size_t t) {
   if (t < run.tokens.size()) {
     const Token& token = run.tokens[t].token;
@@ -50,6 +59,14 @@ std::string Outcome(const EngineRun& run, size_t t) {
 
 bool CompareRuns(const RequestRef& r, const std::string& a_name, const EngineRun& a,
                  const std::string& b_name, const EngineRun& b, AuditReport& report) {
+  for (size_t j = 0; j < std::min(a.draft_rows.size(), b.draft_rows.size()); ++j) {
+    if (const auto d = FirstDifference(a.draft_rows[j], b.draft_rows[j])) {
+      const std::string name = r.name + " (draft row " + std::to_string(j) + ")";
+      report.EngineMismatch({r.index, name}, j, a_name, a.draft_rows[j], b_name,
+                            b.draft_rows[j], *d);
+      return false;
+    }
+  }
   const size_t n = std::min(a.tokens.size(), b.tokens.size());
   for (size_t t = 0; t < n; ++t) {
     if (const auto d = FirstDifference(a.tokens[t], b.tokens[t])) {
@@ -60,9 +77,16 @@ bool CompareRuns(const RequestRef& r, const std::string& a_name, const EngineRun
   const bool same_error =
       a.error.has_value() == b.error.has_value() &&
       (!a.error || (a.error->code == b.error->code && a.error->message == b.error->message));
-  if (a.tokens.size() == b.tokens.size() && same_error) return true;
-  report.OutcomeMismatch(r, n, a_name, Outcome(a, n), b_name, Outcome(b, n));
-  return false;
+  if (a.tokens.size() != b.tokens.size() || !same_error ||
+      a.draft_rows.size() != b.draft_rows.size()) {
+    report.OutcomeMismatch(r, n, a_name, Outcome(a, n), b_name, Outcome(b, n));
+    return false;
+  }
+  if (a.counts != b.counts) {
+    report.OutcomeMismatch(r, n, a_name, CountsText(a.counts), b_name, CountsText(b.counts));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace exactsample::cli

@@ -12,14 +12,29 @@
 
 namespace exactsample::cli {
 
+// A verification's counts (spec/speculative.md).
+struct VerifyCounts {
+  size_t accepted = 0;
+  uint64_t draws = 0;  // uniform_f64 draws
+  friend bool operator==(const VerifyCounts&, const VerifyCounts&) = default;
+};
+
 struct EngineRun {
   std::vector<TracedToken> tokens;
   std::optional<Error> error;  // why the call after the last token failed
+  // A verification only: the draft rows traced (compared before the
+  // tokens) and the counts (compared after them).
+  std::vector<TracedToken> draft_rows;
+  std::optional<VerifyCounts> counts;
 };
 
 // rng = stream(seed, 4) once, then `steps` traced calls, each id appended
-// to the history; stops at the first error.
+// to the history; stops at the first error. A verification: see
+// RunVerificationTraced.
 EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws);
+
+// The counts in words.
+std::string CountsText(const std::optional<VerifyCounts>& counts);
 
 // The outcome of `run` at token t in words: its id and logprob, its error,
 // or that it ended.

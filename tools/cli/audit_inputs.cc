@@ -22,10 +22,20 @@ Result<AuditInputs> FromReplay(const std::string& path) {
   AuditInputs in;
   in.case_logits.reserve(cases->size());
   for (size_t i = 0; i < cases->size(); ++i) {
-    auto c = ParseCase((*cases)[i]);
     AuditRequest r;
     r.name = CaseName((*cases)[i], i);
     r.named = (*cases)[i].is_object() && (*cases)[i].contains("name");
+    if (IsVerification((*cases)[i])) {
+      auto v = ParseVerification((*cases)[i]);
+      if (v) {
+        r.verification = std::make_shared<const VerificationCase>(std::move(v.value()));
+      } else {
+        r.rejected = v.error();
+      }
+      in.requests.push_back(std::move(r));
+      continue;
+    }
+    auto c = ParseCase((*cases)[i]);
     if (!c) {
       r.rejected = c.error();
     } else {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "exactsample/exactsample.hpp"
 #include "tools/cli/replay_format.hpp"
+#include "tools/cli/verification_case.hpp"
 #include "tools/lib/npy.hpp"
 #include "tools/cli/audit.hpp"
 
@@ -29,6 +31,9 @@ struct AuditRequest {
   uint64_t seed = 0;
   int64_t steps = 12;
   std::optional<Error> rejected;  // a replay case the reader refused
+  // A replay case with draft_ids: a verification instead of `steps`
+  // tokens (the fields above other than name unused).
+  std::shared_ptr<const VerificationCase> verification;
 };
 
 struct AuditInputs {

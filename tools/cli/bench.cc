@@ -23,8 +23,10 @@
 #include "tools/lib/half_rows.hpp"
 #include "tools/lib/standard_inputs.hpp"
 #include "tools/cli/bench_history.hpp"
+#include "tools/cli/bench_cells.hpp"
 #include "tools/cli/bench_report.hpp"
 #include "tools/cli/bench_row.hpp"
+#include "tools/cli/bench_speculative.hpp"
 
 namespace exactsample::cli {
 namespace {
@@ -45,13 +47,6 @@ std::string BestTarget() {
 // is 10 to 130 times slower, and a tenth of the calls keeps the default run
 // at V = 128256 near 10 seconds.
 int ReferenceIters(int iters) { return std::max(3, iters / 10); }
-
-struct Cell {
-  BenchRow row;                // labels; the times are filled in at the end
-  std::function<void()> call;  // one call
-  std::vector<double> micros;
-  size_t tokens = 1;           // tokens per call
-};
 
 // Threads that spin until destroyed: other work on the same cores.
 class BusyThreads {
@@ -77,34 +72,6 @@ class BusyThreads {
   std::atomic<uint64_t> sink_{0};
   std::vector<std::thread> threads_;
 };
-
-// Every cell gets row.iters timed calls spread evenly over the rounds (the
-// largest iters), at most one per round, the order rotating each round.
-void Measure(std::vector<Cell>& cells) {
-  int rounds = 0;
-  for (Cell& c : cells) {
-    rounds = std::max(rounds, c.row.iters);
-    c.call();  // untimed: workspaces grown, helper threads started
-  }
-  for (int r = 0; r < rounds; ++r) {
-    for (size_t j = 0; j < cells.size(); ++j) {
-      Cell& c = cells[(static_cast<size_t>(r) + j) % cells.size()];
-      const int64_t due = (int64_t{r} + 1) * c.row.iters / rounds;
-      if (static_cast<int64_t>(c.micros.size()) == due) continue;
-      const auto start = std::chrono::steady_clock::now();
-      c.call();
-      const std::chrono::duration<double, std::micro> took =
-          std::chrono::steady_clock::now() - start;
-      c.micros.push_back(took.count() / static_cast<double>(c.tokens));
-    }
-  }
-  for (Cell& c : cells) {
-    std::sort(c.micros.begin(), c.micros.end());
-    const size_t n = c.micros.size();
-    c.row.median_us = (c.micros[(n - 1) / 2] + c.micros[n / 2]) / 2;
-    c.row.min_us = c.micros.front();
-  }
-}
 
 // The bias, mask and top-N of --bias, --mask and --top-logprobs: biases of
 // +-1 on ids spread evenly over the row, a bitmask allowing every id whose
@@ -160,20 +127,13 @@ std::vector<std::pair<std::string, SamplingParams>> Variants(const StandardConfi
 }  // namespace
 
 int Bench(const BenchOptions& o) {
+  if (o.speculative > 0) return BenchSpeculative(o);
   if (!o.history.empty() && o.batch > 0) {
     return BadInput("--history times single calls through a Sequence; drop --batch");
   }
-  std::vector<float> logits;
-  if (o.logits.empty()) {
-    logits = StandardRow(o.vocab, o.row_seed != 0 ? o.row_seed : kStandardRowSeed);
-  } else {
-    auto read = ReadBenchRow(o.logits);
-    if (!read) return BadInput(read.error().message);
-    logits = std::move(*read);
-  }
-  if (auto v = validate(Request{logits, {}, {}, {}}); !v) {
-    return BadInput(v.error().message);
-  }
+  auto read = BenchRowOf(o.logits, o.vocab, o.row_seed);
+  if (!read) return BadInput(read.error().message);
+  std::vector<float> logits = std::move(read.value());
   if (auto r = testing::force_target(o.target); !r) return BadInput(r.error().message);
   const std::string target = o.target.empty() ? BestTarget() : o.target;
   const auto listed = [&](const std::string& config) {

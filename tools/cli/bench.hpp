@@ -42,6 +42,10 @@ struct BenchOptions {
   // with penalties a second set of rows with them off, "<config>-nopen".
   std::vector<int64_t> history;
 
+  // > 0: time one verification of this many drafts (spec/speculative.md)
+  // against the single-token calls on the same rows (bench_speculative.hpp).
+  size_t speculative = 0;
+
   bool Extras() const { return bias > 0 || mask > 0.0 || top_logprobs > 0; }
 };
 

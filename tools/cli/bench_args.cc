@@ -95,6 +95,13 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                    "also get rows \"<config>-nopen\" with them off")
       ->delimiter(',')
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 24));
+  bench
+      ->add_option("--speculative", o.speculative,
+                   "time one verification of G draft tokens (target rows: the row with "
+                   "small noise; draft rows near them) against the G + 1 target and G "
+                   "draft single-token calls on the same rows, interleaved; one "
+                   "--config (default plain)")
+      ->check(CLI::Range(size_t{1}, size_t{64}));
   bench->add_flag("--json", o.json,
                   "one JSON object per row: engine, config, vocab, target, threads, "
                   "logprob, median_us, min_us, iters, batch, contend, dtype, history "

@@ -5,6 +5,7 @@
 
 #include "tools/lib/input_file.hpp"
 #include "tools/lib/npy.hpp"
+#include "tools/lib/standard_inputs.hpp"
 
 namespace exactsample::cli {
 namespace {
@@ -50,6 +51,19 @@ Result<std::vector<float>> ReadBenchRow(const std::string& path) {
   if (path.ends_with(".f32")) return ReadRawF32(path);
   return Bad(path, "unknown kind of file: give FILE.npy, or raw little-endian f32 "
                    "values as FILE.f32");
+}
+
+Result<std::vector<float>> BenchRowOf(const std::string& path, size_t vocab, uint64_t row_seed) {
+  std::vector<float> logits;
+  if (path.empty()) {
+    logits = StandardRow(vocab, row_seed != 0 ? row_seed : kStandardRowSeed);
+  } else {
+    auto read = ReadBenchRow(path);
+    if (!read) return read.error();
+    logits = std::move(read.value());
+  }
+  if (auto v = validate(Request{logits, {}, {}, {}}); !v) return v.error();
+  return logits;
 }
 
 }  // namespace exactsample::cli

@@ -5,6 +5,7 @@
 #include "exactsample/testing.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/replay_format.hpp"
+#include "tools/cli/verification_case.hpp"
 
 namespace exactsample::cli {
 namespace {
@@ -47,8 +48,19 @@ int Replay(const std::string& path, const EngineChoice& choice) {
   int status = 0;
   for (size_t i = 0; i < cases->size(); ++i) {
     const nlohmann::json& j = (*cases)[i];
-    const auto c = ParseCase(j);
     const std::string name = CaseName(j, i);
+    if (IsVerification(j)) {
+      const auto c = ParseVerification(j);
+      const auto v = c ? RunVerification(*c, ws, options) : Result<Verified>(c.error());
+      if (v) {
+        std::cout << VerificationLine(name, *v, c->params.top_logprobs > 0) << std::endl;
+      } else {
+        std::cout << ErrorLine(name, v.error().message) << std::endl;
+        status = 1;
+      }
+      continue;
+    }
+    const auto c = ParseCase(j);
     const auto tokens =
         c ? RunCase(*c, ws, options) : Result<std::vector<Token>>(c.error());
     if (tokens) {

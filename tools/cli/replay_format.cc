@@ -14,10 +14,9 @@ Error Bad(const std::string& field, const std::string& why) {
   return {ErrorCode::invalid_parameter, field, field + ": " + why};
 }
 
-// The f32 a logit rounds to; a finite value beyond the f32 range is an
-// error (only "inf" and "-inf" are infinite logits).
-Result<float> ParseLogit(const json& v, size_t i) {
-  const std::string field = "logits[" + std::to_string(i) + "]";
+}  // namespace
+
+Result<float> ParseLogit(const json& v, const std::string& field) {
   const auto d = ParseReal(v, field);
   if (!d) return d.error();
   const float f = static_cast<float>(*d);
@@ -27,6 +26,8 @@ Result<float> ParseLogit(const json& v, size_t i) {
   }
   return f;
 }
+
+namespace {
 
 // logit_bias: an object whose keys are decimal id strings (OpenAI's form).
 Result<std::monostate> ParseBias(const json& v, size_t vocab, BiasAndMaskLists& lists) {
@@ -118,13 +119,7 @@ Result<ReplayCase> ParseCase(const json& j) {
   if (!j.contains("logits") || !j["logits"].is_array()) {
     return Bad("logits", "missing or not an array");
   }
-  const json& logits = j["logits"];
-  c.logits.reserve(logits.size());
-  for (size_t i = 0; i < logits.size(); ++i) {
-    const auto v = ParseLogit(logits[i], i);
-    if (!v) return v.error();
-    c.logits.push_back(*v);
-  }
+  if (auto r = ParseRow(j["logits"], "logits", c.logits); !r) return r.error();
   if (j.contains("params")) {
     if (auto r = ParseParams(j["params"], c.params, &c.lists, c.logits.size()); !r) {
       return r.error();
@@ -137,6 +132,18 @@ Result<ReplayCase> ParseCase(const json& j) {
   }
   if (auto r = ParseSeedAndSteps(j, c.seed, c.steps); !r) return r.error();
   return c;
+}
+
+Result<std::monostate> ParseRow(const json& v, const std::string& field,
+                                std::vector<float>& row) {
+  if (!v.is_array()) return Bad(field, "expected an array of logits, got " + Brief(v));
+  row.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto f = ParseLogit(v[i], field + "[" + std::to_string(i) + "]");
+    if (!f) return f.error();
+    row.push_back(*f);
+  }
+  return std::monostate{};
 }
 
 Result<json> ParseCaseFile(std::string_view text, const std::string& where) {
@@ -160,8 +167,8 @@ std::string CaseName(const json& j, size_t index) {
              : "case " + std::to_string(index);
 }
 
-std::string ResultLine(const std::string& name, const std::vector<Token>& tokens,
-                       bool top_logprobs) {
+nlohmann::ordered_json ResultJson(const std::string& name, std::span<const Token> tokens,
+                                  bool top_logprobs) {
   nlohmann::ordered_json line;
   line["name"] = name;
   line["ids"] = json::array();
@@ -180,7 +187,12 @@ std::string ResultLine(const std::string& name, const std::vector<Token>& tokens
     }
     line["top_logprobs"].push_back(std::move(top));
   }
-  return line.dump();
+  return line;
+}
+
+std::string ResultLine(const std::string& name, std::span<const Token> tokens,
+                       bool top_logprobs) {
+  return ResultJson(name, tokens, top_logprobs).dump();
 }
 
 std::string ErrorLine(const std::string& name, const std::string& error) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -56,6 +57,12 @@ Result<std::monostate> ParseParams(const nlohmann::json& v, SamplingParams& p,
                                    BiasAndMaskLists* lists = nullptr, size_t vocab = 0);
 Result<std::monostate> ParseIds(const nlohmann::json& v, const std::string& field,
                                 size_t vocab, std::vector<int32_t>& ids);
+// The f32 a logit rounds to; a finite value beyond the f32 range is an
+// error (only "inf" and "-inf" are infinite logits).
+Result<float> ParseLogit(const nlohmann::json& v, const std::string& field);
+// An array of logits, each named field[i] in errors.
+Result<std::monostate> ParseRow(const nlohmann::json& v, const std::string& field,
+                                std::vector<float>& row);
 // "seed" (required) and "steps" (optional) of an object.
 Result<std::monostate> ParseSeedAndSteps(const nlohmann::json& j, uint64_t& seed,
                                          int64_t& steps);
@@ -75,7 +82,9 @@ Result<ReplayCase> ParseCase(const nlohmann::json& json);
 // One output line: {"name", "ids", "logprobs", "processed_logprobs"} (and
 // "top_logprobs", one list of [id, logprob] pairs per token, when
 // `top_logprobs`) or {"name", "error"}.
-std::string ResultLine(const std::string& name, const std::vector<Token>& tokens,
+nlohmann::ordered_json ResultJson(const std::string& name, std::span<const Token> tokens,
+                                  bool top_logprobs);
+std::string ResultLine(const std::string& name, std::span<const Token> tokens,
                        bool top_logprobs);
 std::string ErrorLine(const std::string& name, const std::string& error);
 
