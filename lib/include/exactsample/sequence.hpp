@@ -6,7 +6,9 @@
 //   auto seq = exactsample::Sequence::Create(V, params, exactsample::stream(seed, 4));
 //   seq->accept_prompt(prompt_ids);
 //   for (...) {
-//     auto t = seq->sample({.logits = model.next_logits()}, ws);  // samples and appends
+//     exactsample::Step step;
+//     step.logits = model.next_logits();
+//     auto t = seq->sample(step, ws);  // samples and appends
 //     if (!t) { std::cerr << t.error().message << "\n"; break; }
 //   }
 //

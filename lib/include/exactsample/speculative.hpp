@@ -4,6 +4,9 @@
 // and generator position as the Python transcription, on both engines.
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -63,3 +66,5 @@ EXACTSAMPLE_API Result<Verified> verify(Sequence& sequence, const Drafts& drafts
                                         Workspace& workspace, const SampleOptions& options = {});
 
 }  // namespace exactsample
+
+#endif  // EXACTSAMPLE_CXX20
