@@ -335,7 +335,7 @@ TEST(LlamaLoop, GrammarBeforeExactsample) {
 TEST(LlamaLoop, DryBeforeExactsample) {
   for (uint32_t V : {kSmallV, kLlama3V}) {
     SCOPED_TRACE(V);
-    llama_sampler* dry = llama_sampler_init_dry(loop::Vocab(V), 0.8f, 1.75f, 2, -1, nullptr, 0);
+    llama_sampler* dry = llama_sampler_init_dry(loop::Vocab(V), 0.8f, 1.75f, 2, 64, nullptr, 0);
     ASSERT_NE(dry, nullptr);
     EXPECT_GT(ChainSteps(V, dry, true, Configs()[1], 12, "dry_" + std::to_string(V), 16), 0);
   }
