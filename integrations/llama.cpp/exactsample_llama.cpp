@@ -124,18 +124,27 @@ void Apply(llama_sampler* smpl, llama_token_data_array* cur) {
     Log("exactsample: apply: the candidate array is empty; nothing selected (selected = -1)\n");
     return;
   }
-  // One pass: the logits into a row, whether the array is the dense row
-  // (every id in id order), every p cleared (a store only where one is set:
-  // the fresh array's are all 0).
+  // One pass reads the logits into a row and tells whether the array is the
+  // dense row (every id in id order) and whether any p is set; the ids are
+  // read, and the p cleared, only when needed (the fresh array
+  // llama_sampler_sample builds is dense with every p 0). Branch-free, so
+  // that it runs at the speed of the memory.
   s.logits.resize(n);
-  s.ids.resize(n);
-  bool dense = n == s.vocab;
+  int32_t order = n == s.vocab ? 0 : 1;
+  uint32_t any_p = 0;
   for (size_t j = 0; j < n; ++j) {
-    llama_token_data& d = cur->data[j];
+    const llama_token_data& d = cur->data[j];
     s.logits[j] = d.logit;
-    s.ids[j] = d.id;
-    dense = dense && d.id == static_cast<llama_token>(j);
-    if (d.p != 0.0f) d.p = 0.0f;
+    order |= d.id ^ static_cast<int32_t>(j);
+    any_p |= d.p != 0.0f;
+  }
+  const bool dense = order == 0;
+  if (!dense) {
+    s.ids.resize(n);
+    for (size_t j = 0; j < n; ++j) s.ids[j] = cur->data[j].id;
+  }
+  if (any_p != 0) {
+    for (size_t j = 0; j < n; ++j) cur->data[j].p = 0.0f;
   }
   size_t kept = 0;
   exactsample_token token{};

@@ -29,7 +29,8 @@ namespace {
 
 struct Sampler {
   std::string name;
-  llama_sampler* chain;
+  llama_sampler* smpl;  // a chain, or exactsample's sampler alone when in_place
+  bool in_place;        // exactsample_llama_sample instead of llama_sampler_sample
   std::vector<double> micros;
 };
 
@@ -53,25 +54,43 @@ exactsample_params Params(int64_t top_k) {
   return p;
 }
 
-// The four samplers, each a chain (so that llama_sampler_sample reuses the
-// chain's candidate buffer for every one of them).
-std::vector<Sampler> Samplers(const llama_vocab* vocab) {
-  const exactsample_params k40 = Params(40);
-  const exactsample_params k0 = Params(0);
+llama_sampler* LlamaChain(const llama_vocab* vocab, int32_t top_k) {
+  llama_sampler* chain =
+      Chain({llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), 64, 1.1f, 0.0f, 0.0f)});
+  if (top_k > 0) llama_sampler_chain_add(chain, llama_sampler_init_top_k(top_k));
+  llama_sampler_chain_add(chain, llama_sampler_init_top_p(0.95f, 1));
+  llama_sampler_chain_add(chain, llama_sampler_init_min_p(0.05f, 1));
+  llama_sampler_chain_add(chain, llama_sampler_init_temp(0.8f));
+  llama_sampler_chain_add(chain, llama_sampler_init_dist(1));
+  return chain;
+}
+
+// What llama_sampler_sample costs with a sampler that does nothing but pick
+// the first candidate: building the candidate array, and accept.
+void PickFirst(llama_sampler*, llama_token_data_array* cur) { cur->selected = 0; }
+llama_sampler_i MakePickFirst() {
+  llama_sampler_i i{};
+  i.apply = PickFirst;
+  return i;
+}
+llama_sampler_i g_pick_first = MakePickFirst();
+
+// llama.cpp's chain, then exactsample with the same settings, for top-k 40
+// and top-k 0; each exactsample sampler in a chain of one, so that
+// llama_sampler_sample reuses the chain's candidate buffer as it does for
+// llama.cpp's; with `in_place`, exactsample_llama_sample too.
+std::vector<Sampler> Samplers(const llama_vocab* vocab, bool in_place) {
   std::vector<Sampler> s;
-  s.push_back({"llama.cpp top-k 40", Chain({llama_sampler_init_penalties(64, 1.1f, 0.0f, 0.0f),
-                                            llama_sampler_init_top_k(40),
-                                            llama_sampler_init_top_p(0.95f, 1),
-                                            llama_sampler_init_min_p(0.05f, 1),
-                                            llama_sampler_init_temp(0.8f),
-                                            llama_sampler_init_dist(1)}), {}});
-  s.push_back({"exactsample top-k 40", Chain({exactsample_llama_init(vocab, &k40, nullptr, 1)}), {}});
-  s.push_back({"llama.cpp top-k 0", Chain({llama_sampler_init_penalties(64, 1.1f, 0.0f, 0.0f),
-                                           llama_sampler_init_top_p(0.95f, 1),
-                                           llama_sampler_init_min_p(0.05f, 1),
-                                           llama_sampler_init_temp(0.8f),
-                                           llama_sampler_init_dist(1)}), {}});
-  s.push_back({"exactsample top-k 0", Chain({exactsample_llama_init(vocab, &k0, nullptr, 1)}), {}});
+  for (int32_t top_k : {40, 0}) {
+    const exactsample_params p = Params(top_k);
+    const std::string k = " top-k " + std::to_string(top_k);
+    s.push_back({"llama.cpp" + k, LlamaChain(vocab, top_k), false, {}});
+    s.push_back({"exactsample" + k, Chain({exactsample_llama_init(vocab, &p, nullptr, 1)}), false, {}});
+    if (in_place) {
+      s.push_back({"exactsample in place" + k, exactsample_llama_init(vocab, &p, nullptr, 1), true, {}});
+    }
+  }
+  s.push_back({"the array alone", Chain({llama_sampler_init(&g_pick_first, nullptr)}), false, {}});
   return s;
 }
 
@@ -80,12 +99,21 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+// Medians, each exactsample line with llama.cpp's (the line above it of the
+// same top-k) over its own: the whole call, and the samplers' part (the call
+// less the array alone).
 void Report(const char* title, const std::vector<Sampler>& s) {
   std::printf("%s\n", title);
-  for (size_t i = 0; i < s.size(); ++i) {
-    std::printf("  %-22s median %9.1f us over %zu calls", s[i].name.c_str(), Median(s[i].micros),
-                s[i].micros.size());
-    if (i % 2 == 1) std::printf("   llama.cpp / exactsample = %.1fx", Median(s[i - 1].micros) / Median(s[i].micros));
+  const double floor = Median(s.back().micros);
+  double llama = 0.0;
+  for (const Sampler& x : s) {
+    const double m = Median(x.micros);
+    std::printf("  %-30s median %9.1f us over %zu calls", x.name.c_str(), m, x.micros.size());
+    if (x.name.rfind("llama.cpp", 0) == 0) llama = m;
+    if (x.name.rfind("exactsample", 0) == 0) {
+      std::printf("   llama.cpp / this: %.1fx the call, %.1fx less the array", llama / m,
+                  (llama - floor) / (m - (x.in_place ? 0.0 : floor)));
+    }
     std::printf("\n");
   }
 }
@@ -123,12 +151,20 @@ void BenchModel(int rounds) {
   llama_model* model = tiny_model::Make(128256, 1);
   llama_context* ctx = tiny_model::MakeContext(model, 256);
   if (!tiny_model::Decode(ctx, {1, 300, 305, 310, 320, 300}, 0)) std::exit(1);
-  std::vector<Sampler> s = Samplers(llama_model_get_vocab(model));
+  std::vector<Sampler> s = Samplers(llama_model_get_vocab(model), true);
   for (int r = 0; r < rounds; ++r) {
-    for (Sampler& x : s) x.micros.push_back(Time([&] { llama_sampler_sample(x.chain, ctx, -1); }));
+    for (Sampler& x : s) {
+      x.micros.push_back(Time([&] {
+        if (x.in_place) {
+          exactsample_llama_sample(x.smpl, ctx, -1);
+        } else {
+          llama_sampler_sample(x.smpl, ctx, -1);
+        }
+      }));
+    }
   }
   Report("llama_sampler_sample, the random-weight model's logits, V = 128256", s);
-  for (Sampler& x : s) llama_sampler_free(x.chain);
+  for (Sampler& x : s) llama_sampler_free(x.smpl);
   llama_free(ctx);
   llama_model_free(model);
 }
@@ -138,7 +174,7 @@ void BenchRows(const std::string& path, int rounds) {
   const std::vector<float> values = ReadRows(path, &rows, &vocab);
   // The samplers only read the vocabulary's size.
   llama_model* model = tiny_model::Make(static_cast<uint32_t>(vocab), 1);
-  std::vector<Sampler> s = Samplers(llama_model_get_vocab(model));
+  std::vector<Sampler> s = Samplers(llama_model_get_vocab(model), false);
   std::vector<llama_token_data> cur(vocab);
   for (int r = 0; r < rounds; ++r) {
     for (size_t row = 0; row < rows; ++row) {
@@ -147,8 +183,8 @@ void BenchRows(const std::string& path, int rounds) {
         x.micros.push_back(Time([&] {
           for (size_t i = 0; i < vocab; ++i) cur[i] = {static_cast<llama_token>(i), logits[i], 0.0f};
           llama_token_data_array a = {cur.data(), cur.size(), -1, false};
-          llama_sampler_apply(x.chain, &a);
-          llama_sampler_accept(x.chain, a.data[a.selected].id);
+          llama_sampler_apply(x.smpl, &a);
+          llama_sampler_accept(x.smpl, a.data[a.selected].id);
         }));
       }
     }
@@ -156,7 +192,7 @@ void BenchRows(const std::string& path, int rounds) {
   const std::string title = "a fresh candidate array, apply and accept, " + std::to_string(rows) +
                             " trigram rows, V = " + std::to_string(vocab);
   Report(title.c_str(), s);
-  for (Sampler& x : s) llama_sampler_free(x.chain);
+  for (Sampler& x : s) llama_sampler_free(x.smpl);
   llama_model_free(model);
 }
 

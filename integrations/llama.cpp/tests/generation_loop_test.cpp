@@ -86,7 +86,15 @@ struct Loop {
   // exactsample_llama_sample (the row read in place) instead of llama_sampler_sample.
   bool in_place = false;
 
-  Loop(uint32_t n_vocab) : ctx(tiny_model::MakeContext(loop::Model(n_vocab), 512)), vocab(n_vocab) {}
+  // A context with the prompt decoded, and accepted by `prompt_to` (the
+  // sampler or chain of the request) unless null.
+  explicit Loop(uint32_t n_vocab, llama_sampler* prompt_to = nullptr)
+      : ctx(tiny_model::MakeContext(loop::Model(n_vocab), 512)), vocab(n_vocab) {
+    if (prompt_to != nullptr) {
+      for (llama_token t : kPrompt) llama_sampler_accept(prompt_to, t);
+    }
+    Feed(kPrompt);
+  }
   ~Loop() { llama_free(ctx); }
   Loop(const Loop&) = delete;
   Loop& operator=(const Loop&) = delete;
@@ -159,10 +167,6 @@ void ExpectSameGenerator(const llama_sampler* a, const llama_sampler* b) {
   EXPECT_EQ(ra.draws_u32, rb.draws_u32);
 }
 
-void AcceptAll(llama_sampler* smpl, const std::vector<llama_token>& tokens) {
-  for (llama_token t : tokens) llama_sampler_accept(smpl, t);
-}
-
 class EveryToken : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(EveryToken, EqualsTheDirectCall) {
@@ -174,10 +178,8 @@ TEST_P(EveryToken, EqualsTheDirectCall) {
       const exactsample_extras* extras = c.with_extras ? &te.extras : nullptr;
       llama_sampler* es = exactsample_llama_init(loop::Vocab(V), &c.params, extras, seed);
       ASSERT_NE(es, nullptr);
-      AcceptAll(es, kPrompt);
-      Loop l(V);
+      Loop l(V, es);
       l.in_place = seed == 2;
-      l.Feed(kPrompt);
       loop::Direct direct(c.params, extras, seed, kPrompt);
       Tokens run;
       const int dumps = seed == 1 ? (V == kSmallV ? 6 : 2) : 0;
@@ -201,9 +203,7 @@ TEST(LlamaLoop, HandOffToAnotherContextContinues) {
     const Config c = Configs()[0];
     llama_sampler* es = exactsample_llama_init(loop::Vocab(V), &c.params, nullptr, 5);
     ASSERT_NE(es, nullptr);
-    AcceptAll(es, kPrompt);
-    Loop a(V);
-    a.Feed(kPrompt);
+    Loop a(V, es);
     loop::Direct direct(c.params, nullptr, 5, kPrompt);
     Tokens first;
     a.Steps(es, es, nullptr, direct, 10, &first);
@@ -213,7 +213,6 @@ TEST(LlamaLoop, HandOffToAnotherContextContinues) {
     ASSERT_EQ(exactsample_llama_snapshot(es, bytes.data(), bytes.size(), &size), EXACTSAMPLE_OK);
 
     Loop b(V);
-    b.Feed(kPrompt);
     for (llama_token t : first.tokens) b.Feed({t});
     llama_sampler* handed = exactsample_llama_init_from_snapshot(loop::Vocab(V), bytes.data(), size);
     ASSERT_NE(handed, nullptr);
@@ -236,9 +235,7 @@ TEST(LlamaLoop, CloneContinues) {
   llama_sampler_chain_add(chain, exactsample_llama_init(loop::Vocab(V), &c.params, nullptr, 9));
   llama_sampler* es = llama_sampler_chain_get(chain, 0);
   ASSERT_NE(es, nullptr);
-  AcceptAll(chain, kPrompt);
-  Loop l(V);
-  l.Feed(kPrompt);
+  Loop l(V, chain);
   loop::Direct direct(c.params, nullptr, 9, kPrompt);
   Tokens first;
   l.Steps(chain, es, nullptr, direct, 8, &first);
@@ -280,9 +277,7 @@ TEST(LlamaLoop, ResetRestartsTheRequest) {
   for (Tokens& run : runs) {
     llama_sampler_reset(es);
     EXPECT_EQ(exactsample_llama_last(es, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
-    AcceptAll(es, kPrompt);
-    Loop l(V);
-    l.Feed(kPrompt);
+    Loop l(V, es);
     loop::Direct direct(c.params, nullptr, 3, kPrompt);
     l.Steps(es, es, nullptr, direct, 12, &run);
   }
@@ -303,9 +298,7 @@ int ChainSteps(uint32_t V, llama_sampler* before, bool prompt_to_chain, const Co
   llama_sampler_chain_add(chain, exactsample_llama_init(loop::Vocab(V), &c.params, nullptr, seed));
   llama_sampler* es = llama_sampler_chain_get(chain, 2);
   // A grammar reads only generated text: the prompt goes to exactsample alone.
-  AcceptAll(prompt_to_chain ? chain : es, kPrompt);
-  Loop l(V);
-  l.Feed(kPrompt);
+  Loop l(V, prompt_to_chain ? chain : es);
   loop::Direct direct(c.params, nullptr, seed, kPrompt);
   int acted = 0;
   for (int s = 0; s < steps; ++s) {
@@ -357,14 +350,13 @@ TEST(LlamaLoop, ApplySetsSelectedAndProbabilities) {
   const uint32_t V = kSmallV;
   const Config c = Configs()[1];
   Loop l(V);
-  l.Feed(kPrompt);
   const float* logits = llama_get_logits_ith(l.ctx, -1);
   const std::vector<float> row(logits, logits + V);
   for (bool shuffled : {false, true}) {
     SCOPED_TRACE(shuffled);
     llama_sampler* es = exactsample_llama_init(loop::Vocab(V), &c.params, nullptr, 21);
     ASSERT_NE(es, nullptr);
-    AcceptAll(es, kPrompt);
+    for (llama_token t : kPrompt) llama_sampler_accept(es, t);
     std::vector<llama_token_data> data;
     for (uint32_t i = 0; i < V; ++i) data.push_back({static_cast<llama_token>(i), row[i], 0.5f});
     if (shuffled) std::reverse(data.begin(), data.end());
