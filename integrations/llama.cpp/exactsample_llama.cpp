@@ -45,8 +45,6 @@ std::string Failure(const State& s, exactsample_status status) {
          exactsample_sampler_last_error(s.sampler);
 }
 
-State* Of(const llama_sampler* smpl);
-
 const char* Name(const llama_sampler*) { return "exactsample"; }
 
 void Accept(llama_sampler* smpl, llama_token token) {
@@ -182,18 +180,28 @@ void Free(llama_sampler* smpl) { delete static_cast<State*>(smpl->ctx); }
 
 llama_sampler* Wrap(std::unique_ptr<State> s);
 
-llama_sampler* Clone(const llama_sampler* smpl) {
-  const State& from = *static_cast<const State*>(smpl->ctx);
+// A State for rows of `vocab` ids with its thread context, or null (logged).
+std::unique_ptr<State> NewState(size_t vocab, const std::string& what) {
   auto s = std::make_unique<State>();
-  exactsample_status status = exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &s->sampler);
-  if (status == EXACTSAMPLE_OK) {
-    status = exactsample_sequence_clone(s->sampler, from.sequence, &s->sequence);
-  }
+  s->vocab = vocab;
+  const exactsample_status status = exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &s->sampler);
   if (status != EXACTSAMPLE_OK) {
-    Log(std::string("exactsample: clone: ") + exactsample_status_name(status) + "; no copy made\n");
+    Log("exactsample: " + what + ": " + exactsample_status_name(status) + "; no sampler made\n");
     return nullptr;
   }
-  s->vocab = from.vocab;
+  return s;
+}
+
+llama_sampler* Clone(const llama_sampler* smpl) {
+  const State& from = *static_cast<const State*>(smpl->ctx);
+  std::unique_ptr<State> s = NewState(from.vocab, "clone");
+  if (s == nullptr) return nullptr;
+  const exactsample_status status =
+      exactsample_sequence_clone(s->sampler, from.sequence, &s->sequence);
+  if (status != EXACTSAMPLE_OK) {
+    Log("exactsample: clone: " + Failure(*s, status) + "; no sampler made\n");
+    return nullptr;
+  }
   s->started = from.started;
   s->has_last = from.has_last;
   s->last = from.last;
@@ -222,21 +230,13 @@ State* Of(const llama_sampler* smpl) {
   return static_cast<State*>(smpl->ctx);
 }
 
-// A State with its thread context, or null (logged).
-std::unique_ptr<State> NewState(const llama_vocab* vocab, const char* what) {
+// NewState for the vocabulary's size; null (logged) for a null vocab.
+std::unique_ptr<State> NewState(const llama_vocab* vocab, const std::string& what) {
   if (vocab == nullptr) {
-    Log(std::string("exactsample: ") + what + ": vocab is NULL; no sampler made\n");
+    Log("exactsample: " + what + ": vocab is NULL; no sampler made\n");
     return nullptr;
   }
-  auto s = std::make_unique<State>();
-  s->vocab = static_cast<size_t>(llama_vocab_n_tokens(vocab));
-  const exactsample_status status = exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &s->sampler);
-  if (status != EXACTSAMPLE_OK) {
-    Log(std::string("exactsample: ") + what + ": " + exactsample_status_name(status) +
-        "; no sampler made\n");
-    return nullptr;
-  }
-  return s;
+  return NewState(static_cast<size_t>(llama_vocab_n_tokens(vocab)), what);
 }
 
 }  // namespace
