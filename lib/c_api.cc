@@ -78,10 +78,20 @@ exactsample_status Fail(exactsample_sampler* s, exactsample_status status,
 // A null pointer is only valid for an empty id list.
 bool IdsOk(const int32_t* ids, size_t len) { return ids != nullptr || len == 0; }
 
-// The fields this version knows; a larger struct_size (a newer caller) is
-// refused rather than half-read.
-bool ParamsOk(const exactsample_params* p) {
-  return p != nullptr && p->struct_size == sizeof(exactsample_params);
+// "S.struct_size = N, expected M": a larger struct_size (a newer caller) is
+// refused rather than half-read, a smaller one rather than read past.
+std::string StructSizeProblem(const char* name, uint32_t given, size_t expected,
+                              const char* fix) {
+  if (given == expected) return {};
+  return std::string(name) + ".struct_size = " + std::to_string(given) + ", expected " +
+         std::to_string(expected) + " (sizeof(" + name + ") in this version; " + fix + ")";
+}
+
+// What is wrong with params, "" when nothing.
+std::string ParamsProblem(const exactsample_params* p) {
+  if (p == nullptr) return "params is NULL";
+  return StructSizeProblem("exactsample_params", p->struct_size, sizeof(exactsample_params),
+                           "exactsample_params_init sets it");
 }
 
 exactsample::SamplingParams ToParams(const exactsample_params& p) {
@@ -127,14 +137,32 @@ exactsample::Request ToRequest(CRow logits, size_t vocab,
   return r;
 }
 
-// Whether an exactsample_extras is well formed: its struct_size, an array
-// for every length, output arrays for top_logprobs > 0.
-bool ExtrasOk(const exactsample_extras& x) {
-  return x.struct_size == sizeof(exactsample_extras) &&
-         (x.bias_values != nullptr || x.bias_len == 0) && IdsOk(x.bias_ids, x.bias_len) &&
-         IdsOk(x.allowed_ids, x.allowed_len) && IdsOk(x.banned_ids, x.banned_len) &&
-         (x.allowed_bitmask != nullptr || x.allowed_bitmask_words == 0) &&
-         (x.top_logprobs <= 0 || (x.top_ids != nullptr && x.top_logprob_values != nullptr));
+// What is wrong with an exactsample_extras, "" when nothing: its
+// struct_size, an array for every length, output arrays for top_logprobs > 0.
+std::string ExtrasProblem(const exactsample_extras& x) {
+  std::string size = StructSizeProblem("exactsample_extras", x.struct_size,
+                                       sizeof(exactsample_extras),
+                                       "zero the struct and set it to sizeof");
+  if (!size.empty()) return size;
+  const auto null_with = [](const char* array, const char* length, size_t n) {
+    return std::string("extras.") + array + " is NULL with " + length + " = " + std::to_string(n);
+  };
+  if (!IdsOk(x.bias_ids, x.bias_len)) return null_with("bias_ids", "bias_len", x.bias_len);
+  if (x.bias_values == nullptr && x.bias_len != 0) {
+    return null_with("bias_values", "bias_len", x.bias_len);
+  }
+  if (!IdsOk(x.allowed_ids, x.allowed_len)) {
+    return null_with("allowed_ids", "allowed_len", x.allowed_len);
+  }
+  if (!IdsOk(x.banned_ids, x.banned_len)) return null_with("banned_ids", "banned_len", x.banned_len);
+  if (x.allowed_bitmask == nullptr && x.allowed_bitmask_words != 0) {
+    return null_with("allowed_bitmask", "allowed_bitmask_words", x.allowed_bitmask_words);
+  }
+  if (x.top_logprobs > 0 && (x.top_ids == nullptr || x.top_logprob_values == nullptr)) {
+    return "extras.top_logprobs = " + std::to_string(x.top_logprobs) +
+           " needs top_ids and top_logprob_values (one is NULL)";
+  }
+  return {};
 }
 
 // The request with x's bias, mask and top-N.
@@ -199,9 +227,15 @@ exactsample_status SampleBatch(exactsample_sampler* s, CRow logits,
     s->batch_rngs.reserve(rows);
     for (size_t i = 0; i < rows; ++i) {
       const exactsample_row& r = row_requests[i];
-      const bool ok = IdsOk(r.prompt, r.prompt_len) &&
-                      IdsOk(r.generated, r.generated_len) && r.rng != nullptr &&
-                      ParamsOk(r.params) && (extras == nullptr || ExtrasOk(extras[i]));
+      std::string problem;
+      if (!IdsOk(r.prompt, r.prompt_len) || !IdsOk(r.generated, r.generated_len) ||
+          r.rng == nullptr) {
+        problem = "a NULL pointer (ids with a length, or rng)";
+      } else if (problem = ParamsProblem(r.params); problem.empty() && extras != nullptr) {
+        problem = ExtrasProblem(extras[i]);
+      }
+      const bool ok = problem.empty();
+      if (!ok) s->row_errors[i] = "row " + std::to_string(i) + ": " + problem;
       s->batch_rngs.push_back(ok ? ToPcg(*r.rng) : Pcg32::FromState(0, 1, 0));
       // A malformed row is marked by a null generator; sample_batch reports it.
       exactsample::Request request;
@@ -226,10 +260,6 @@ exactsample_status SampleBatch(exactsample_sampler* s, CRow logits,
       if (s->batch_rows[i].rng == nullptr) {
         status = EXACTSAMPLE_INVALID_ARGUMENT;
         write(i, status, -1, 0.0);
-        s->row_errors[i] =
-            "row " + std::to_string(i) +
-            ": a NULL pointer (ids with a length, rng or params), a wrong "
-            "params struct_size, or malformed extras (as in exactsample_sample_ex)";
       } else if (!r) {
         status = StatusOf(r.error().code);
         write(i, status, -1, 0.0);
@@ -261,19 +291,14 @@ exactsample_status SampleOne(exactsample_sampler* s, CRow logits, size_t vocab,
                 "a required pointer is NULL (logits, ids with a length, rng "
                 "or id)");
   }
-  if (!ParamsOk(params)) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "params is NULL or its struct_size is not "
-                "sizeof(exactsample_params); call exactsample_params_init");
+  if (std::string problem = ParamsProblem(params); !problem.empty()) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, problem);
   }
   exactsample_extras none{};
   none.struct_size = sizeof none;
   const exactsample_extras& x = extras != nullptr ? *extras : none;
-  if (!ExtrasOk(x)) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "extras: struct_size is not sizeof(exactsample_extras), an array "
-                "with a length is NULL, or top_logprobs > 0 without top_ids and "
-                "top_logprob_values");
+  if (std::string problem = ExtrasProblem(x); !problem.empty()) {
+    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, problem);
   }
   return Guard(s, [&] {
     Pcg32 g = ToPcg(*rng);

@@ -131,6 +131,86 @@ TEST(CApi, BadArgumentsReturnStatusesWithMessages) {
   EXPECT_STREQ(exactsample_status_name(EXACTSAMPLE_INVALID_IDS), "invalid ids");
 }
 
+// Each malformed struct gets its own message: which struct or field, and for
+// struct_size the size given and the size this version expects.
+TEST(CApi, EachMalformedStructIsNamed) {
+  Sampler s;
+  const auto x = Row(16);
+  exactsample_rng rng;
+  exactsample_rng_stream(1, 4, &rng);
+  const exactsample_rng before = rng;
+  int32_t id = 123;
+  double lp = 0;
+  const auto message = [&](const exactsample_params* p, const exactsample_extras* e) {
+    EXPECT_EQ(exactsample_sample_ex(s.s, x.data(), 16, nullptr, 0, nullptr, 0, p, e, &rng, &id, &lp),
+              EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_EQ(id, 123);
+    EXPECT_EQ(rng.state, before.state);
+    return std::string(exactsample_sampler_last_error(s.s));
+  };
+  const std::string params_size = std::to_string(sizeof(exactsample_params));
+  const std::string extras_size = std::to_string(sizeof(exactsample_extras));
+  exactsample_params p = Params();
+  EXPECT_EQ(message(nullptr, nullptr), "params is NULL");
+  p.struct_size = 8;
+  EXPECT_EQ(message(&p, nullptr),
+            "exactsample_params.struct_size = 8, expected " + params_size +
+                " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
+  p.struct_size = sizeof(exactsample_params) + 8;  // a newer caller's larger struct
+  EXPECT_EQ(message(&p, nullptr),
+            "exactsample_params.struct_size = " + std::to_string(sizeof(exactsample_params) + 8) +
+                ", expected " + params_size +
+                " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
+  p = Params();
+  exactsample_extras e{};
+  EXPECT_EQ(message(&p, &e),
+            "exactsample_extras.struct_size = 0, expected " + extras_size +
+                " (sizeof(exactsample_extras) in this version; zero the struct and set it to sizeof)");
+  const auto with = [](auto set) {
+    exactsample_extras x{};
+    x.struct_size = sizeof x;
+    set(x);
+    return x;
+  };
+  static const int32_t ids[] = {1};
+  static const double values[] = {1.0};
+  e = with([](exactsample_extras& x) { x.bias_len = 2; x.bias_values = values; });
+  EXPECT_EQ(message(&p, &e), "extras.bias_ids is NULL with bias_len = 2");
+  e = with([](exactsample_extras& x) { x.bias_len = 1; x.bias_ids = ids; });
+  EXPECT_EQ(message(&p, &e), "extras.bias_values is NULL with bias_len = 1");
+  e = with([](exactsample_extras& x) { x.allowed_len = 3; });
+  EXPECT_EQ(message(&p, &e), "extras.allowed_ids is NULL with allowed_len = 3");
+  e = with([](exactsample_extras& x) { x.banned_len = 4; });
+  EXPECT_EQ(message(&p, &e), "extras.banned_ids is NULL with banned_len = 4");
+  e = with([](exactsample_extras& x) { x.allowed_bitmask_words = 5; });
+  EXPECT_EQ(message(&p, &e), "extras.allowed_bitmask is NULL with allowed_bitmask_words = 5");
+  e = with([](exactsample_extras& x) { x.top_logprobs = 2; });
+  EXPECT_EQ(message(&p, &e),
+            "extras.top_logprobs = 2 needs top_ids and top_logprob_values (one is NULL)");
+
+  // A batch row says the same, with its index.
+  p.struct_size = 8;
+  exactsample_row row{nullptr, 0, nullptr, 0, &p, &rng};
+  exactsample_token out;
+  EXPECT_EQ(exactsample_sample_batch(s.s, x.data(), 1, 16, 16, &row, &out, 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
+            "row 0: exactsample_params.struct_size = 8, expected " + params_size +
+                " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
+  p = Params();
+  e = with([](exactsample_extras& x) { x.banned_len = 4; });
+  EXPECT_EQ(exactsample_sample_batch_ex(s.s, x.data(), 1, 16, 16, &row, &e, &out, 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
+            "row 0: extras.banned_ids is NULL with banned_len = 4");
+  row.rng = nullptr;
+  EXPECT_EQ(exactsample_sample_batch(s.s, x.data(), 1, 16, 16, &row, &out, 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
+            "row 0: a NULL pointer (ids with a length, or rng)");
+  EXPECT_EQ(rng.state, before.state);
+}
+
 TEST(CApi, BatchSamplesGoodRowsAndReportsBadOnes) {
   Sampler s;
   const size_t vocab = 64, stride = 80, rows = 5;

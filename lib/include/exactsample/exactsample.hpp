@@ -9,6 +9,9 @@
 //   else generated.push_back(r->id);
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -245,3 +248,5 @@ EXACTSAMPLE_API Result<Token> sample(const Request& request, Pcg32& rng,
                                      const SampleOptions& options = {});
 
 }  // namespace exactsample
+
+#endif  // EXACTSAMPLE_CXX20

@@ -14,6 +14,9 @@
 // generated ids, parameters and generator, bit for bit, on both engines.
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -123,3 +126,5 @@ EXACTSAMPLE_API void sample_batch(std::span<Sequence* const> sequences,
                                   bool accept = true);
 
 }  // namespace exactsample
+
+#endif  // EXACTSAMPLE_CXX20
