@@ -13,6 +13,7 @@
 
 #include "exactsample_llama.h"
 #include "loop_harness.hpp"
+#include "ten_lines.h"
 #include "tiny_model.hpp"
 
 namespace {
@@ -374,6 +375,25 @@ TEST(LlamaLoop, ApplySetsSelectedAndProbabilities) {
     for (const llama_token_data& d : data) ASSERT_EQ(d.p, p[d.id]) << "id " << d.id;
     llama_sampler_free(es);
   }
+}
+
+// docs/llama-cpp.md's ten lines (ten_lines.c, C99): the token and logprob
+// are the direct call's with the same parameters.
+TEST(LlamaLoop, TheDocumentedTenLines) {
+  const uint32_t V = kLlama3V;
+  Loop l(V);
+  const float* logits = llama_get_logits_ith(l.ctx, -1);
+  const std::vector<float> row(logits, logits + V);
+  double logprob = 0.0;
+  llama_sampler* smpl = nullptr;
+  const llama_token id = ten_lines(loop::Model(V), l.ctx, kPrompt.data(),
+                                   static_cast<int>(kPrompt.size()), 42, &logprob, &smpl);
+  ASSERT_NE(smpl, nullptr);
+  loop::Direct direct(Params(0.8, 1.1, 0.0, 0.0, 40, 0.95, 0.05, 64), nullptr, 42, kPrompt);
+  const exactsample_token want = direct.Next(row);
+  EXPECT_EQ(id, want.id);
+  EXPECT_EQ(Bits(logprob), Bits(want.logprob));
+  llama_sampler_free(smpl);
 }
 
 }  // namespace
