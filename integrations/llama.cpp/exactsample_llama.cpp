@@ -239,6 +239,14 @@ std::unique_ptr<State> NewState(const llama_vocab* vocab, const std::string& wha
   return NewState(static_cast<size_t>(llama_vocab_n_tokens(vocab)), what);
 }
 
+// V in a snapshot that restored: bytes 8 to 15, a little-endian u64
+// (docs/sequence.md, "Snapshot format").
+uint64_t SnapshotVocab(const unsigned char* bytes) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | bytes[8 + i];
+  return v;
+}
+
 }  // namespace
 
 extern "C" {
@@ -273,6 +281,12 @@ llama_sampler* exactsample_llama_init_from_snapshot(const llama_vocab* vocab, co
   }
   if (status != EXACTSAMPLE_OK) {
     Log("exactsample: init_from_snapshot: " + Failure(*s, status) + "; no sampler made\n");
+    return nullptr;
+  }
+  const uint64_t snapshot_vocab = SnapshotVocab(static_cast<const unsigned char*>(snapshot));
+  if (snapshot_vocab != s->vocab) {
+    Log("exactsample: init_from_snapshot: the snapshot's V = " + std::to_string(snapshot_vocab) +
+        ", the vocabulary's " + std::to_string(s->vocab) + "; no sampler made\n");
     return nullptr;
   }
   s->started = generated_len > 0;
