@@ -1,6 +1,7 @@
 // Steps 1 to 3. Penalties touch only the window's ids, in O(window) work, or
 // a Sequence's distinct ids alone: the vocabulary is not rescanned for them.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -25,46 +26,64 @@ struct PenaltyOutcome {
 // Steps 2 and 3 on one distinct id of the window at a time, in any order:
 // the outcome and the error (checks::Penalized's for the lowest offending
 // id, as the reference's walk in id order finds it) do not depend on it.
+// A long history visits tens of thousands of ids, so a visit has no
+// data-dependent branch: both repetition results are computed and one
+// kept, a NaN or +inf is only noted (and located afterwards), and the
+// maximum alternates between two running values.
 class PenaltyVisit {
  public:
   PenaltyVisit(const SamplingParams& p, double* l, double max_before)
-      : p_(p), l_(l), max_before_(max_before), out_{max_before, false} {}
+      : l_(l),
+        max_before_(max_before),
+        r_(p.repetition_penalty),
+        f_(p.frequency_penalty),
+        a_(p.presence_penalty) {}
 
   // An id of the window (so of the repetition penalty's ids: the generated
   // window ends the window) with `count` occurrences in its generated ids
   // (0 when presence and frequency are off).
   void operator()(int32_t id, uint64_t count) {
-    double& v = l_[id];
-    out_.max_stale |= (v == max_before_);
-    if (p_.repetition_penalty != 1.0) {
-      v = v > 0 ? v / p_.repetition_penalty : v * p_.repetition_penalty;
-    }
-    if (count > 0) {
-      v = v - p_.frequency_penalty * static_cast<double>(count) - p_.presence_penalty;
-    }
-    if (!error_ || id < error_id_) {
-      if (auto e = checks::Penalized(v, id, p_)) {
-        error_ = std::move(e);
-        error_id_ = id;
-      }
-    }
-    touched_max_ = std::max(touched_max_, v);
+    double& slot = l_[id];
+    const double v = slot;
+    stale_ |= (v == max_before_);
+    const double repeated = r_ == 1.0 ? v : Select(v > 0, v / r_, v * r_);
+    const double w =
+        Select(count > 0, repeated - f_ * static_cast<double>(count) - a_, repeated);
+    slot = w;
+    bad_ |= !(w < INFINITY);  // NaN or +inf
+    double& max = max_[id & 1];
+    max = std::max(max, w);
   }
 
-  Result<PenaltyOutcome> Outcome() {
-    if (error_) return *error_;
-    out_.max_logit = std::max(max_before_, touched_max_);
-    return out_;
+  // a or b by bits: the compiler keeps a branch for a ?: whose arms may
+  // trap (a division), and signs and counts are unpredictable.
+  static double Select(bool take_a, double a, double b) {
+    const uint64_t mask = uint64_t{0} - static_cast<uint64_t>(take_a);
+    return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & mask) |
+                                 (std::bit_cast<uint64_t>(b) & ~mask));
+  }
+
+  // `ids` calls its argument with every visited id again, for the error's
+  // lowest offending id.
+  template <class Ids>
+  Result<PenaltyOutcome> Outcome(const SamplingParams& p, const Ids& ids) const {
+    if (bad_) {
+      int32_t lowest = INT32_MAX;
+      ids([&](int32_t id) {
+        if (!(l_[id] < INFINITY) && id < lowest) lowest = id;
+      });
+      return *checks::Penalized(l_[lowest], lowest, p);
+    }
+    return PenaltyOutcome{std::max({max_before_, max_[0], max_[1]}), stale_};
   }
 
  private:
-  const SamplingParams& p_;
   double* l_;
   double max_before_;
-  PenaltyOutcome out_;
-  double touched_max_ = -INFINITY;
-  std::optional<Error> error_;
-  int32_t error_id_ = 0;
+  double r_, f_, a_;
+  bool stale_ = false;
+  bool bad_ = false;
+  double max_[2] = {-INFINITY, -INFINITY};
 };
 
 // Applies the repetition, presence and frequency penalties to l (the widened
@@ -79,11 +98,14 @@ Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
   const bool additive = p.frequency_penalty != 0.0 || p.presence_penalty != 0.0;
   if (!PenaltiesApply(request)) return PenaltyOutcome{max_before, false};
   PenaltyVisit visit(p, l, max_before);
-  if (request.history != nullptr) {
-    for (const detail::HistoryCounts::Entry& e : request.history->entries()) {
-      if (repetition || e.generated > 0) visit(e.id, additive ? e.generated : 0);
-    }
-    return visit.Outcome();
+  if (const detail::HistoryCounts* counts = request.history) {
+    const auto each = [&](auto&& f) {
+      counts->ForEach([&](int32_t id, uint32_t, uint32_t generated) {
+        if (repetition || generated > 0) f(id, additive ? generated : 0);
+      });
+    };
+    each(visit);
+    return visit.Outcome(p, [&](const auto& f) { each([&](int32_t id, uint32_t) { f(id); }); });
   }
   const scalar_ref::PenaltyWindow window = scalar_ref::WindowOf(request);
   if (counts.size() < request.vocab()) counts.resize(request.vocab());
@@ -102,7 +124,12 @@ Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
   if (repetition) {
     for (const int32_t id : window.prompt) visit_once(id);
   }
-  return visit.Outcome();
+  return visit.Outcome(p, [&](const auto& f) {
+    for (const int32_t id : window.generated) f(id);
+    if (repetition) {
+      for (const int32_t id : window.prompt) f(id);
+    }
+  });
 }
 
 // The mask's allowed ids as a bitmask of ceil(n / 32) words: the caller's
@@ -147,7 +174,7 @@ bool PenaltiesApply(const Request& request) {
   const SamplingParams& p = request.params;
   // A window of n >= 1 tokens is empty only when the history is.
   const detail::HistoryCounts* counts = request.history;
-  const bool history = counts != nullptr ? !counts->entries().empty()
+  const bool history = counts != nullptr ? !counts->empty()
                                          : !request.prompt.empty() || !request.generated.empty();
   const bool generated =
       counts != nullptr ? counts->generated_total() > 0 : !request.generated.empty();

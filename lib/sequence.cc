@@ -81,7 +81,7 @@ Result<Sequence> Sequence::Create(size_t vocab, const SamplingParams& params, Pc
                  "vocab = " + std::to_string(vocab) + ": must be in [1, 2^31 - 1]"};
   }
   auto state = std::unique_ptr<State>(
-      new State{vocab, params, std::move(extras), rng, rng, {}, {}, {}});
+      new State{vocab, params, std::move(extras), rng, rng, {}, {}, detail::HistoryCounts(vocab)});
   Request probe;  // the parameters and extras, checked once
   probe.params = params;
   probe.bias = state->extras.Bias();

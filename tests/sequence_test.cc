@@ -146,6 +146,19 @@ TEST(Sequence, LongHistoriesWithRepeatsEqualStatelessCalls) {
   }
 }
 
+TEST(Sequence, PenaltiesThatOverflowOnALongHistoryGiveTheStatelessError) {
+  test::CaseMaker make(77);
+  test::RandomCase c = make.Make(3, 20000);
+  c.params = {};
+  c.params.temperature = 0.7;
+  c.params.frequency_penalty = -1e308;  // two occurrences: +inf
+  c.prompt = ZipfIds(make, c.logits.size(), 2000);
+  c.generated = ZipfIds(make, c.logits.size(), 4000);
+  for (Engine engine : {Engine::fast, Engine::reference}) {
+    RunAgainstStateless(c, 0, 1, engine, make, "overflow");
+  }
+}
+
 // The window rule computed here by hand: the repetition penalty over the
 // distinct ids of the last n tokens of prompt followed by generated,
 // presence and frequency over the counts in the last n generated tokens;
