@@ -94,16 +94,16 @@ TEST_F(Fixture, IdOutsideTheVocabularyFallsBackToTheLargestLogit) {
   std::vector<llama_token_data> data = Dense();
   data.resize(100);
   data[5].id = static_cast<llama_token>(V);
-  ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_ARGUMENT, {std::to_string(V), "id 30"});
+  ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_IDS, {std::to_string(V), "id 30"});
   data[5].id = -3;
-  ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_ARGUMENT, {"-3"});
+  ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_IDS, {"-3"});
 }
 
 TEST_F(Fixture, RepeatedIdFallsBack) {
   std::vector<llama_token_data> data = Dense();
   data.resize(100);
   data[40].id = 12;
-  ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_ARGUMENT, {"12"});
+  ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_IDS, {"12"});
 }
 
 TEST_F(Fixture, NanAndInfiniteLogitsFallBack) {
