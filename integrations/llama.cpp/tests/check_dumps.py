@@ -37,24 +37,12 @@ def generator(state, inc):
     return rng
 
 
-def history(case):
-    """prompt and generated as spec_sampler.sample takes them. A window of n
-    (penalty_last_n > 0) penalises the distinct ids of the last n of prompt
-    followed by generated and counts the last n generated: the same as the
-    whole-history rule over those two suffixes, since the last n generated
-    ids are a suffix of the last n of the two together."""
-    prompt, generated = case["prompt"], case["generated"]
-    n = case["params"]["penalty_last_n"]
-    if n == 0:
-        return prompt, generated
-    return (prompt + generated)[-n:], generated[-n:]
-
-
 def params(case):
     p = dict(spec_sampler.DEFAULTS)
     for name in FLOATS:
         p[name] = float.fromhex(case["params"][name])
     p["top_k"] = case["params"]["top_k"]
+    p["penalty_last_n"] = case["params"]["penalty_last_n"]
     p["logit_bias"] = {i: float.fromhex(v) for i, v in zip(case["bias_ids"], case["bias_values"])}
     p["banned_token_ids"] = case["banned"]
     return p
@@ -66,9 +54,9 @@ def check(directory, case):
                       offset=4 * V * case["row"])
     if row.size != V:
         raise ValueError(f"{case['rows']} has no row {case['row']}")
-    prompt, generated = history(case)
-    token, logprob, _, _ = spec_sampler.sample(row.astype(np.float64).tolist(), prompt, generated,
-                                               params(case), generator(*case["rng"]))
+    token, logprob, _, _ = spec_sampler.sample(row.astype(np.float64).tolist(), case["prompt"],
+                                               case["generated"], params(case),
+                                               generator(*case["rng"]))
     want = float.fromhex(case["logprob"])
     return token == case["id"] and bits(logprob) == bits(want), token, logprob
 
