@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, tests and benchmarks need.
-# Does nothing when every package is already present.
+# Does nothing when every package is already present. libsphinxbase-dev and
+# pocketsphinx-en-us (an English trigram model) give tools/trigram_rows the
+# rows of a real language that the tests audit and benchmark.
 # EXACTSAMPLE_WITH_TORCH=1 adds Debian's python3-torch (about 550 MB and 170 packages with
 # its dependencies) for the Python module's optional torch test, which skips
 # without it.
@@ -12,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev python3-matplotlib
   pybind11-dev python3-dev python3-numpy python3-pytest
   python3-setuptools python3-wheel python3-build python3-venv python3-pip
+  libsphinxbase-dev pocketsphinx-en-us
 )
 if [ "${EXACTSAMPLE_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch); fi
 bash "$(dirname "$0")/install_packages.sh" "${packages[@]}"

@@ -1,0 +1,229 @@
+// Benchmark (not a test): the time of one token inside llama.cpp's sampling
+// call, one thread, the same logits every call, exactsample's sampler
+// (exact logprob computed) against llama.cpp's own chain with the same
+// settings: penalties over the last 64 tokens (repeat 1.1), top-k 40,
+// top-p 0.95, min-p 0.05, temperature 0.8, dist; and the same with top-k
+// off (llama.cpp's top_k = 0 case). Medians over rounds that interleave the
+// samplers.
+//
+//   llama_sampler_bench [--rounds N] [--rows ROWS.npy]
+//
+// Without --rows: llama_sampler_sample on the random-weight model's logits
+// at V = 128256. With --rows (tools/trigram_rows output, f32 (R, V)): each
+// row as llama_sampler_sample hands it to the samplers (a fresh array of
+// every id in id order, then apply and accept), timed the same way.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "exactsample_llama.h"
+#include "tiny_model.hpp"
+
+namespace {
+
+struct Sampler {
+  std::string name;
+  llama_sampler* smpl;  // a chain, or exactsample's sampler alone when in_place
+  bool in_place;        // exactsample_llama_sample instead of llama_sampler_sample
+  std::vector<double> micros;
+};
+
+llama_sampler* Chain(std::initializer_list<llama_sampler*> samplers) {
+  llama_sampler_chain_params p = llama_sampler_chain_default_params();
+  p.no_perf = true;
+  llama_sampler* chain = llama_sampler_chain_init(p);
+  for (llama_sampler* s : samplers) llama_sampler_chain_add(chain, s);
+  return chain;
+}
+
+exactsample_params Params(int64_t top_k) {
+  exactsample_params p;
+  exactsample_params_init(&p);
+  p.temperature = 0.8;
+  p.repetition_penalty = 1.1;
+  p.penalty_last_n = 64;
+  p.top_k = top_k;
+  p.top_p = 0.95;
+  p.min_p = 0.05;
+  return p;
+}
+
+llama_sampler* LlamaChain(const llama_vocab* vocab, int32_t top_k) {
+  llama_sampler* chain =
+      Chain({llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), 64, 1.1f, 0.0f, 0.0f)});
+  if (top_k > 0) llama_sampler_chain_add(chain, llama_sampler_init_top_k(top_k));
+  llama_sampler_chain_add(chain, llama_sampler_init_top_p(0.95f, 1));
+  llama_sampler_chain_add(chain, llama_sampler_init_min_p(0.05f, 1));
+  llama_sampler_chain_add(chain, llama_sampler_init_temp(0.8f));
+  llama_sampler_chain_add(chain, llama_sampler_init_dist(1));
+  return chain;
+}
+
+// What llama_sampler_sample costs with a sampler that does nothing but pick
+// the first candidate: building the candidate array, and accept.
+void PickFirst(llama_sampler*, llama_token_data_array* cur) { cur->selected = 0; }
+llama_sampler_i MakePickFirst() {
+  llama_sampler_i i{};
+  i.apply = PickFirst;
+  return i;
+}
+llama_sampler_i g_pick_first = MakePickFirst();
+
+// llama.cpp's chain, then exactsample with the same settings, for top-k 40
+// and top-k 0; each exactsample sampler in a chain of one, so that
+// llama_sampler_sample reuses the chain's candidate buffer as it does for
+// llama.cpp's; with `in_place`, exactsample_llama_sample too.
+std::vector<Sampler> Samplers(const llama_vocab* vocab, bool in_place) {
+  std::vector<Sampler> s;
+  for (int32_t top_k : {40, 0}) {
+    const exactsample_params p = Params(top_k);
+    const std::string k = " top-k " + std::to_string(top_k);
+    s.push_back({"llama.cpp" + k, LlamaChain(vocab, top_k), false, {}});
+    s.push_back({"exactsample" + k, Chain({exactsample_llama_init(vocab, &p, nullptr, 1)}), false, {}});
+    if (in_place) {
+      s.push_back({"exactsample in place" + k, exactsample_llama_init(vocab, &p, nullptr, 1), true, {}});
+    }
+  }
+  s.push_back({"the array alone", Chain({llama_sampler_init(&g_pick_first, nullptr)}), false, {}});
+  return s;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Medians, each exactsample line with llama.cpp's (the line above it of the
+// same top-k) over its own: the whole call, and the samplers' part (the call
+// less the array alone).
+void Report(const char* title, const std::vector<Sampler>& s) {
+  std::printf("%s\n", title);
+  const double floor = Median(s.back().micros);
+  double llama = 0.0;
+  for (const Sampler& x : s) {
+    const double m = Median(x.micros);
+    std::printf("  %-30s median %9.1f us over %zu calls", x.name.c_str(), m, x.micros.size());
+    if (x.name.rfind("llama.cpp", 0) == 0) llama = m;
+    if (x.name.rfind("exactsample", 0) == 0) {
+      std::printf("   llama.cpp / this: %.1fx the call, %.1fx less the array", llama / m,
+                  (llama - floor) / (m - (x.in_place ? 0.0 : floor)));
+    }
+    std::printf("\n");
+  }
+}
+
+template <typename F>
+double Time(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// An f32 (R, V) .npy file (numpy's format 1.0, C order), or exit 2.
+std::vector<float> ReadRows(const std::string& path, size_t* rows, size_t* vocab) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t header = bytes.size() >= 10 ? 10 + (static_cast<unsigned char>(bytes[8]) |
+                                                    static_cast<unsigned char>(bytes[9]) << 8)
+                                           : 0;
+  const std::string dict = bytes.substr(0, header);
+  const size_t shape = dict.find("'shape': (");
+  if (header == 0 || bytes.compare(0, 6, "\x93NUMPY") != 0 || bytes[6] != 1 ||
+      dict.find("'descr': '<f4'") == std::string::npos ||
+      dict.find("'fortran_order': False") == std::string::npos || shape == std::string::npos ||
+      std::sscanf(dict.c_str() + shape, "'shape': (%zu, %zu)", rows, vocab) != 2 ||
+      bytes.size() != header + *rows * *vocab * sizeof(float)) {
+    std::fprintf(stderr, "llama_sampler_bench: %s is not an f32 (R, V) .npy file\n", path.c_str());
+    std::exit(2);
+  }
+  std::vector<float> values(*rows * *vocab);
+  std::memcpy(values.data(), bytes.data() + header, values.size() * sizeof(float));
+  return values;
+}
+
+void BenchModel(int rounds) {
+  llama_model* model = tiny_model::Make(128256, 1);
+  llama_context* ctx = tiny_model::MakeContext(model, 256);
+  if (!tiny_model::Decode(ctx, {1, 300, 305, 310, 320, 300}, 0)) std::exit(1);
+  std::vector<Sampler> s = Samplers(llama_model_get_vocab(model), true);
+  for (int r = 0; r < rounds; ++r) {
+    for (Sampler& x : s) {
+      x.micros.push_back(Time([&] {
+        if (x.in_place) {
+          exactsample_llama_sample(x.smpl, ctx, -1);
+        } else {
+          llama_sampler_sample(x.smpl, ctx, -1);
+        }
+      }));
+    }
+  }
+  Report("llama_sampler_sample, the random-weight model's logits, V = 128256", s);
+  for (Sampler& x : s) llama_sampler_free(x.smpl);
+  llama_free(ctx);
+  llama_model_free(model);
+}
+
+void BenchRows(const std::string& path, int rounds) {
+  size_t rows = 0, vocab = 0;
+  const std::vector<float> values = ReadRows(path, &rows, &vocab);
+  // The samplers only read the vocabulary's size.
+  llama_model* model = tiny_model::Make(static_cast<uint32_t>(vocab), 1);
+  std::vector<Sampler> s = Samplers(llama_model_get_vocab(model), false);
+  std::vector<llama_token_data> cur(vocab);
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t row = 0; row < rows; ++row) {
+      const float* logits = values.data() + row * vocab;
+      for (Sampler& x : s) {
+        x.micros.push_back(Time([&] {
+          for (size_t i = 0; i < vocab; ++i) cur[i] = {static_cast<llama_token>(i), logits[i], 0.0f};
+          llama_token_data_array a = {cur.data(), cur.size(), -1, false};
+          llama_sampler_apply(x.smpl, &a);
+          llama_sampler_accept(x.smpl, a.data[a.selected].id);
+        }));
+      }
+    }
+  }
+  const std::string title = "a fresh candidate array, apply and accept, " + std::to_string(rows) +
+                            " trigram rows, V = " + std::to_string(vocab);
+  Report(title.c_str(), s);
+  for (Sampler& x : s) llama_sampler_free(x.smpl);
+  llama_model_free(model);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 200;
+  std::string rows;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--rounds" && i + 1 < argc) {
+      rounds = std::atoi(argv[++i]);
+    } else if (a == "--rows" && i + 1 < argc) {
+      rows = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: llama_sampler_bench [--rounds N] [--rows ROWS.npy]\n");
+      return 2;
+    }
+  }
+  if (rounds < 1) {
+    std::fprintf(stderr, "llama_sampler_bench: --rounds must be at least 1\n");
+    return 2;
+  }
+  llama_log_set([](ggml_log_level level, const char* text, void*) {
+    if (level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
+  }, nullptr);
+  tiny_model::LoadBackends(EXACTSAMPLE_LLAMA_BACKENDS);
+  if (rows.empty()) {
+    BenchModel(rounds);
+  } else {
+    BenchRows(rows, rounds);
+  }
+  return 0;
+}
