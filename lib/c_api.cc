@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -75,13 +76,45 @@ exactsample_status Fail(exactsample_sampler* s, exactsample_status status,
   return status;
 }
 
-// A null pointer is only valid for an empty id list.
-bool IdsOk(const int32_t* ids, size_t len) { return ids != nullptr || len == 0; }
+// What is wrong with one argument: its status and a message naming it (and
+// the batch row); none when it is well formed.
+struct Fault {
+  exactsample_status status;
+  std::string message;
+};
+using MaybeFault = std::optional<Fault>;
+
+Fault Invalid(std::string message) { return {EXACTSAMPLE_INVALID_ARGUMENT, std::move(message)}; }
+
+// A null pointer is only valid for an empty array: `name` is the pointer's
+// name, `length` its length's.
+MaybeFault NullArray(const std::string& name, const void* p, const std::string& length,
+                     size_t len) {
+  if (p != nullptr || len == 0) return std::nullopt;
+  return Invalid(name + " is NULL with " + length + " = " + std::to_string(len));
+}
+
+MaybeFault NullPointer(const std::string& name, const void* p) {
+  if (p != nullptr) return std::nullopt;
+  return Invalid(name + " is NULL");
+}
 
 // The fields this version knows; a larger struct_size (a newer caller) is
 // refused rather than half-read.
-bool ParamsOk(const exactsample_params* p) {
-  return p != nullptr && p->struct_size == sizeof(exactsample_params);
+MaybeFault ParamsFault(const std::string& name, const exactsample_params* p) {
+  if (p == nullptr) return Invalid(name + " is NULL; call exactsample_params_init on one");
+  if (p->struct_size == sizeof(exactsample_params)) return std::nullopt;
+  return Invalid(name + "->struct_size = " + std::to_string(p->struct_size) +
+                 ": not sizeof(exactsample_params) = " +
+                 std::to_string(sizeof(exactsample_params)) + "; call exactsample_params_init");
+}
+
+// The first of the faults, if any.
+MaybeFault First(std::initializer_list<MaybeFault> faults) {
+  for (const MaybeFault& f : faults) {
+    if (f) return f;
+  }
+  return std::nullopt;
 }
 
 exactsample::SamplingParams ToParams(const exactsample_params& p) {
@@ -127,14 +160,46 @@ exactsample::Request ToRequest(CRow logits, size_t vocab,
   return r;
 }
 
-// Whether an exactsample_extras is well formed: its struct_size, an array
-// for every length, output arrays for top_logprobs > 0.
-bool ExtrasOk(const exactsample_extras& x) {
-  return x.struct_size == sizeof(exactsample_extras) &&
-         (x.bias_values != nullptr || x.bias_len == 0) && IdsOk(x.bias_ids, x.bias_len) &&
-         IdsOk(x.allowed_ids, x.allowed_len) && IdsOk(x.banned_ids, x.banned_len) &&
-         (x.allowed_bitmask != nullptr || x.allowed_bitmask_words == 0) &&
-         (x.top_logprobs <= 0 || (x.top_ids != nullptr && x.top_logprob_values != nullptr));
+// What is wrong with an exactsample_extras whose fields are named `x` +
+// field ("extras->" or "extras[i]."): its struct_size, an array missing for a length, output
+// arrays missing for top_logprobs > 0, or an allow list given (not NULL)
+// but empty, which allows no id.
+MaybeFault ExtrasFault(const std::string& x, const exactsample_extras& e) {
+  if (e.struct_size != sizeof(exactsample_extras)) {
+    return Invalid(x + "struct_size = " + std::to_string(e.struct_size) +
+                   ": not sizeof(exactsample_extras) = " +
+                   std::to_string(sizeof(exactsample_extras)));
+  }
+  if (auto f = First({NullArray(x + "bias_ids", e.bias_ids, "bias_len", e.bias_len),
+                      NullArray(x + "bias_values", e.bias_values, "bias_len", e.bias_len),
+                      NullArray(x + "allowed_ids", e.allowed_ids, "allowed_len", e.allowed_len),
+                      NullArray(x + "banned_ids", e.banned_ids, "banned_len", e.banned_len),
+                      NullArray(x + "allowed_bitmask", e.allowed_bitmask,
+                                "allowed_bitmask_words", e.allowed_bitmask_words)})) {
+    return f;
+  }
+  if (e.allowed_ids != nullptr && e.allowed_len == 0) {
+    return Fault{EXACTSAMPLE_DEGENERATE,
+                 x + "allowed_ids: not NULL with allowed_len = 0, an empty list: no id may be "
+                     "drawn; pass NULL to allow every id"};
+  }
+  if (e.top_logprobs > 0) {
+    const std::string why = " with top_logprobs = " + std::to_string(e.top_logprobs);
+    if (e.top_ids == nullptr) return Invalid(x + "top_ids is NULL" + why);
+    if (e.top_logprob_values == nullptr) return Invalid(x + "top_logprob_values is NULL" + why);
+  }
+  return std::nullopt;
+}
+
+// What is wrong with batch row i's own fields (and its extras, when given).
+MaybeFault RowFault(size_t i, const exactsample_row& r, const exactsample_extras* extras) {
+  const std::string at = "row_requests[" + std::to_string(i) + "]";
+  auto f = First({NullArray(at + ".prompt", r.prompt, "prompt_len", r.prompt_len),
+                  NullArray(at + ".generated", r.generated, "generated_len", r.generated_len),
+                  NullPointer(at + ".rng", r.rng), ParamsFault(at + ".params", r.params)});
+  if (!f && extras != nullptr) f = ExtrasFault("extras[" + std::to_string(i) + "].", extras[i]);
+  if (f) f->message = "row " + std::to_string(i) + ": " + f->message;
+  return f;
 }
 
 // The request with x's bias, mask and top-N.
@@ -197,11 +262,11 @@ exactsample_status SampleBatch(exactsample_sampler* s, CRow logits,
     s->batch_rngs.clear();
     s->row_errors.assign(rows, std::string());
     s->batch_rngs.reserve(rows);
+    std::vector<MaybeFault> faults(rows);
     for (size_t i = 0; i < rows; ++i) {
       const exactsample_row& r = row_requests[i];
-      const bool ok = IdsOk(r.prompt, r.prompt_len) &&
-                      IdsOk(r.generated, r.generated_len) && r.rng != nullptr &&
-                      ParamsOk(r.params) && (extras == nullptr || ExtrasOk(extras[i]));
+      faults[i] = RowFault(i, r, extras);
+      const bool ok = !faults[i];
       s->batch_rngs.push_back(ok ? ToPcg(*r.rng) : Pcg32::FromState(0, 1, 0));
       // A malformed row is marked by a null generator; sample_batch reports it.
       exactsample::Request request;
@@ -223,13 +288,10 @@ exactsample_status SampleBatch(exactsample_sampler* s, CRow logits,
     for (size_t i = 0; i < rows; ++i) {
       const auto& r = s->batch_results[i];
       exactsample_status status = EXACTSAMPLE_OK;
-      if (s->batch_rows[i].rng == nullptr) {
-        status = EXACTSAMPLE_INVALID_ARGUMENT;
+      if (faults[i]) {
+        status = faults[i]->status;
         write(i, status, -1, 0.0);
-        s->row_errors[i] =
-            "row " + std::to_string(i) +
-            ": a NULL pointer (ids with a length, rng or params), a wrong "
-            "params struct_size, or malformed extras (as in exactsample_sample_ex)";
+        s->row_errors[i] = faults[i]->message;
       } else if (!r) {
         status = StatusOf(r.error().code);
         write(i, status, -1, 0.0);
@@ -255,25 +317,15 @@ exactsample_status SampleOne(exactsample_sampler* s, CRow logits, size_t vocab,
                              const exactsample_params* params,
                              const exactsample_extras* extras, exactsample_rng* rng,
                              int32_t* id, double* logprob) {
-  if ((logits.data == nullptr && vocab != 0) || !IdsOk(prompt, prompt_len) ||
-      !IdsOk(generated, generated_len) || rng == nullptr || id == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "a required pointer is NULL (logits, ids with a length, rng "
-                "or id)");
-  }
-  if (!ParamsOk(params)) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "params is NULL or its struct_size is not "
-                "sizeof(exactsample_params); call exactsample_params_init");
-  }
   exactsample_extras none{};
   none.struct_size = sizeof none;
   const exactsample_extras& x = extras != nullptr ? *extras : none;
-  if (!ExtrasOk(x)) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "extras: struct_size is not sizeof(exactsample_extras), an array "
-                "with a length is NULL, or top_logprobs > 0 without top_ids and "
-                "top_logprob_values");
+  if (const auto f = First({NullArray("logits", logits.data, "vocab", vocab),
+                            NullArray("prompt", prompt, "prompt_len", prompt_len),
+                            NullArray("generated", generated, "generated_len", generated_len),
+                            NullPointer("rng", rng), NullPointer("id", id),
+                            ParamsFault("params", params), ExtrasFault("extras->", x)})) {
+    return Fail(s, f->status, f->message);
   }
   return Guard(s, [&] {
     Pcg32 g = ToPcg(*rng);

@@ -188,6 +188,119 @@ TEST(CApi, BatchSamplesGoodRowsAndReportsBadOnes) {
   EXPECT_STREQ(exactsample_sampler_row_error(s.s, 99), "no such row in the last batch");
 }
 
+// Each fault names the parameter (and the batch row) that is wrong; an
+// allow list given (not NULL) but empty allows nothing (NULL with length 0
+// stays "not given"). Nothing is drawn and no output written.
+TEST(CApi, FaultsNameTheParameterAndTheRow) {
+  Sampler s;
+  const auto x = Row(16);
+  exactsample_params p = Params();
+  exactsample_rng rng;
+  exactsample_rng_stream(1, 4, &rng);
+  const exactsample_rng before = rng;
+  int32_t id = 123;
+  const int32_t ids[] = {1};
+  const double values[] = {0.5};
+  const auto extras = [] {
+    exactsample_extras e{};
+    e.struct_size = sizeof e;
+    return e;
+  };
+  struct Fault {
+    exactsample_extras e;
+    exactsample_status status;
+    std::string message;
+  };
+  std::vector<Fault> faults;
+  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
+                    "extras->struct_size = 4: not sizeof(exactsample_extras) = " +
+                        std::to_string(sizeof(exactsample_extras))});
+  faults.back().e.struct_size = 4;
+  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
+                    "extras->bias_ids is NULL with bias_len = 1"});
+  faults.back().e.bias_values = values;
+  faults.back().e.bias_len = 1;
+  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
+                    "extras->bias_values is NULL with bias_len = 1"});
+  faults.back().e.bias_ids = ids;
+  faults.back().e.bias_len = 1;
+  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
+                    "extras->banned_ids is NULL with banned_len = 2"});
+  faults.back().e.banned_len = 2;
+  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
+                    "extras->allowed_bitmask is NULL with allowed_bitmask_words = 1"});
+  faults.back().e.allowed_bitmask_words = 1;
+  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
+                    "extras->top_logprob_values is NULL with top_logprobs = 3"});
+  int32_t top_ids[3];
+  faults.back().e.top_logprobs = 3;
+  faults.back().e.top_ids = top_ids;
+  faults.push_back({extras(), EXACTSAMPLE_DEGENERATE,
+                    "extras->allowed_ids: not NULL with allowed_len = 0, an empty list: no id "
+                    "may be drawn; pass NULL to allow every id"});
+  faults.back().e.allowed_ids = ids;
+  for (const Fault& f : faults) {
+    EXPECT_EQ(exactsample_sample_ex(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, &f.e, &rng,
+                                    &id, nullptr),
+              f.status);
+    EXPECT_EQ(exactsample_sampler_last_error(s.s), f.message);
+  }
+  const auto single = [&](const float* logits, const int32_t* prompt, size_t prompt_len,
+                          const exactsample_params* params, exactsample_rng* r, int32_t* out) {
+    EXPECT_EQ(exactsample_sample(s.s, logits, 16, prompt, prompt_len, nullptr, 0, params, r,
+                                 out, nullptr),
+              EXACTSAMPLE_INVALID_ARGUMENT);
+    return std::string(exactsample_sampler_last_error(s.s));
+  };
+  exactsample_params wrong = p;
+  wrong.struct_size = 3;
+  EXPECT_EQ(single(nullptr, nullptr, 0, &p, &rng, &id), "logits is NULL with vocab = 16");
+  EXPECT_EQ(single(x.data(), nullptr, 2, &p, &rng, &id), "prompt is NULL with prompt_len = 2");
+  EXPECT_EQ(single(x.data(), nullptr, 0, &p, nullptr, &id), "rng is NULL");
+  EXPECT_EQ(single(x.data(), nullptr, 0, &p, &rng, nullptr), "id is NULL");
+  EXPECT_EQ(single(x.data(), nullptr, 0, nullptr, &rng, &id),
+            "params is NULL; call exactsample_params_init on one");
+  EXPECT_EQ(single(x.data(), nullptr, 0, &wrong, &rng, &id),
+            "params->struct_size = 3: not sizeof(exactsample_params) = " +
+                std::to_string(sizeof(exactsample_params)) + "; call exactsample_params_init");
+  EXPECT_EQ(id, 123);
+  EXPECT_EQ(rng.state, before.state);
+  EXPECT_EQ(rng.draws_u32, before.draws_u32);
+
+  // A batch: each malformed row named, the good one sampled.
+  const size_t rows = 5;
+  std::vector<float> m;
+  for (size_t r = 0; r < rows; ++r) m.insert(m.end(), x.begin(), x.end());
+  std::vector<exactsample_rng> rngs(rows);
+  for (size_t r = 0; r < rows; ++r) exactsample_rng_stream(r, 4, &rngs[r]);
+  std::vector<exactsample_row> req(rows, exactsample_row{nullptr, 0, nullptr, 0, &p, nullptr});
+  for (size_t r = 0; r < rows; ++r) req[r].rng = &rngs[r];
+  req[1].generated_len = 4;
+  req[2].rng = nullptr;
+  req[3].params = &wrong;
+  std::vector<exactsample_extras> row_extras(rows, extras());
+  row_extras[4].allowed_ids = ids;
+  std::vector<exactsample_token> out(rows);
+  EXPECT_EQ(exactsample_sample_batch_ex(s.s, m.data(), rows, 16, 16, req.data(),
+                                        row_extras.data(), out.data(), 2),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(out[0].status, EXACTSAMPLE_OK);
+  const std::string want[] = {
+      "", "row 1: row_requests[1].generated is NULL with generated_len = 4",
+      "row 2: row_requests[2].rng is NULL",
+      "row 3: row_requests[3].params->struct_size = 3: not sizeof(exactsample_params) = " +
+          std::to_string(sizeof(exactsample_params)) + "; call exactsample_params_init",
+      "row 4: extras[4].allowed_ids: not NULL with allowed_len = 0, an empty list: no id may "
+      "be drawn; pass NULL to allow every id"};
+  for (size_t r = 1; r < rows; ++r) {
+    EXPECT_EQ(out[r].status, r == 4 ? EXACTSAMPLE_DEGENERATE : EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_EQ(exactsample_sampler_row_error(s.s, r), want[r]);
+    if (r != 2) EXPECT_EQ(rngs[r].draws_u32, 0u);
+  }
+  EXPECT_EQ(exactsample_sampler_last_error(s.s), want[1]);
+  EXPECT_EQ(rngs[0].draws_u32, 2u);
+}
+
 // Prefill samples the first token and reports its draws; a decode worker
 // rebuilds stream(seed, 4), advances it by that count and continues.
 TEST(CApi, HandOffBetweenWorkersEqualsOneStream) {

@@ -1,6 +1,6 @@
 # Type stubs of the compiled module exactsample._exactsample.
 import enum
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 __version__: str
 
@@ -131,3 +131,5 @@ def sample_batch(
 class testing:
     @staticmethod
     def force_target(name: str) -> None: ...
+    @staticmethod
+    def on_next_call(fn: Optional[Callable[[], Any]]) -> None: ...
