@@ -31,6 +31,8 @@ namespace detail {
 // The scratch memory behind Workspace, defined inside the library only.
 struct WorkspaceImpl;
 struct WorkspaceAccess;
+// A Sequence's per-id counts of its penalty window (lib/history_counts.hpp).
+class HistoryCounts;
 }  // namespace detail
 
 // Field names and defaults of the spec; the defaults turn each step off.
@@ -45,6 +47,12 @@ struct SamplingParams {
   // How many of the most likely ids Token::top_logprobs lists, 0 to
   // kMaxTopLogprobs (0: none, and nothing is computed for them).
   int64_t top_logprobs = 0;
+  // The library's penalty window (README, "Beyond the spec"): 0, the spec,
+  // penalises over the whole history; n > 0 applies the repetition penalty
+  // over the distinct ids of the last n tokens of prompt followed by
+  // generated, presence and frequency over the counts in the last n
+  // generated tokens (llama.cpp's repeat_last_n / penalty_last_n).
+  int64_t penalty_last_n = 0;
 };
 
 inline constexpr int64_t kMaxTopLogprobs = 20;
@@ -92,6 +100,12 @@ struct Request {
   // field "logits").
   std::span<const uint16_t> logits16 = {};
   LogitType logits_type = LogitType::f32;
+  // Set only by Sequence::request: the distinct ids of the penalty window
+  // with their counts, kept as tokens arrived, whose ids were checked then.
+  // The fast engine's penalties then cost what those ids cost and the
+  // history is neither checked nor read again; the reference engine reads
+  // prompt and generated as always.
+  const detail::HistoryCounts* history = nullptr;
 
   // V: the length of the row logits_type selects.
   size_t vocab() const {
@@ -119,6 +133,13 @@ struct Trace {
   double cdf_at_choice = NAN;     // step 11's running sum through the id
 };
 
+// One id of the distribution a token is drawn from, and its probability.
+struct KeptProb {
+  int32_t id = -1;
+  double q = 0.0;
+  friend bool operator==(const KeptProb&, const KeptProb&) = default;
+};
+
 struct SampleOptions {
   Engine engine = Engine::fast;
   Trace* trace = nullptr;
@@ -135,6 +156,11 @@ struct SampleOptions {
   // generated.size() checks each id once. N beyond generated.size() counts
   // as generated.size().
   size_t generated_checked = 0;
+  // When set, receives the distribution step 11 drew from: the ids of the
+  // final K whose q is > 0, ascending, with q = e / Z of step 9 (the
+  // speculative page's dist); for a greedy token the one id with 1.0. Its
+  // memory is reused across calls. Left empty on error.
+  std::vector<KeptProb>* distribution = nullptr;
 };
 
 struct TopLogprob {
