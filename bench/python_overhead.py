@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Per-call overhead of exactsample.sample over the C++ sample() call.
+"""Per-call overhead of exactsample.sample and exactsample.Sequence.sample
+over the C++ calls they wrap.
 
-Calls alternate on the same f32 row: exactsample.sample timed from Python
+Calls alternate on the same f32 row: the module's call timed from Python
 (time.perf_counter_ns around the call) and the C++ call timed inside the
 same process (build/python/_exactsample_probe, steady_clock around
-sample()), both with stream(seed) generators from one seed, so each pair
-does the same work; which of the two goes first alternates, so that the
-cache state a call starts from favours neither. Prints the medians and the
-median of the paired differences (the module's overhead, the Python
+sample() or Sequence::sample()), both with stream(seed) generators from
+one seed, so each pair does the same work (the two sequences append the
+same tokens); which of the two goes first alternates, so that the cache
+state a call starts from favours neither. Prints per API the medians and
+the median of the paired differences (the module's overhead, the Python
 timer's own cost included).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py [--vocab 128256] [--iters 5000]
@@ -21,6 +23,29 @@ import numpy as np
 
 import exactsample as xs
 import _exactsample_probe
+
+
+def paired(module_call, cpp_call, iters):
+    """(module ns, C++ ns, module - C++ ns) medians over alternating pairs."""
+    clock = time.perf_counter_ns
+
+    def module_ns():
+        start = clock()
+        module_call()
+        return clock() - start
+
+    module, cpp, overhead = [], [], []
+    for i in range(iters):
+        if i % 2:
+            m = module_ns()
+            c = cpp_call()
+        else:
+            c = cpp_call()
+            m = module_ns()
+        module.append(m)
+        cpp.append(c)
+        overhead.append(m - c)
+    return statistics.median(module), statistics.median(cpp), statistics.median(overhead)
 
 
 def main():
@@ -38,34 +63,26 @@ def main():
     params = xs.SamplingParams()  # plain: temperature 1
     rng = xs.stream(args.seed)
     probe = _exactsample_probe.Probe(args.seed)
-    for _ in range(50):  # warm-up: workspaces sized, caches filled
-        xs.sample(row, params, rng)
-        probe.sample_ns(row)
-
-    clock = time.perf_counter_ns
-
-    def module_call():
-        start = clock()
-        xs.sample(row, params, rng)
-        return clock() - start
-
-    module_ns, cpp_ns, overhead_ns = [], [], []
-    for i in range(args.iters):
-        if i % 2:
-            module = module_call()
-            cpp = probe.sample_ns(row)
-        else:
-            cpp = probe.sample_ns(row)
-            module = module_call()
-        module_ns.append(module)
-        cpp_ns.append(cpp)
-        overhead_ns.append(module - cpp)
+    seq = xs.Sequence(args.vocab, params, seed=args.seed)
+    seq_probe = _exactsample_probe.SequenceProbe(args.vocab, args.seed)
+    pairs = {
+        "exactsample.sample": ("C++ sample()", lambda: xs.sample(row, params, rng),
+                               lambda: probe.sample_ns(row)),
+        "Sequence.sample": ("C++ Sequence::sample()", lambda: seq.sample(row),
+                            lambda: seq_probe.sample_ns(row)),
+    }
+    for _, module_call, cpp_call in pairs.values():
+        for _ in range(50):  # warm-up: workspaces sized, caches filled
+            module_call()
+            cpp_call()
 
     print(f"V = {args.vocab}, plain, fast engine, {args.iters} paired calls, "
           f"target {next(t.name for t in xs.targets() if t.active)}")
-    print(f"exactsample.sample median {statistics.median(module_ns) / 1e3:.2f} us")
-    print(f"C++ sample()       median {statistics.median(cpp_ns) / 1e3:.2f} us")
-    print(f"overhead (paired)  median {statistics.median(overhead_ns) / 1e3:.2f} us")
+    for name, (cpp_name, module_call, cpp_call) in pairs.items():
+        module, cpp, overhead = paired(module_call, cpp_call, args.iters)
+        print(f"{name:<24} median {module / 1e3:8.2f} us")
+        print(f"{cpp_name:<24} median {cpp / 1e3:8.2f} us")
+        print(f"{'overhead (paired)':<24} median {overhead / 1e3:8.2f} us")
 
 
 if __name__ == "__main__":

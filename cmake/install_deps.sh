@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   clang libclang-rt-14-dev python3-matplotlib
   pybind11-dev python3-dev python3-numpy python3-pytest
+  python3-setuptools python3-wheel python3-build python3-venv python3-pip
 )
 if [ "${EXACTSAMPLE_WITH_TORCH:-0}" = 1 ]; then packages+=(python3-torch); fi
 bash "$(dirname "$0")/install_packages.sh" "${packages[@]}"

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "lib/executor.hpp"
+#include "lib/history_counts.hpp"
 #include "lib/workspace.hpp"
 #include "simd/max.hpp"
 
@@ -65,12 +66,15 @@ struct HelperArea {
   std::vector<int32_t> prompt, generated, bias_ids, allowed, banned;
   std::vector<double> bias_values;
   std::vector<uint32_t> allowed_bits;
+  detail::HistoryCounts history;
 
-  // Copies `r`'s inputs here; returns the same request over the copies. An
+  // Copies `r`'s inputs here; returns the same request over the copies: a
+  // Sequence's counts instead of its ids where the fast engine reads only
+  // those (`ids_read`: the reference engine reads the ids). An
   // f32 row is checked and its maximum found while it is copied, for the
   // sample that follows (WorkspaceImpl::checked_row): the caller's row is
   // then read once.
-  Request Copy(const Request& r) {
+  Request Copy(const Request& r, bool ids_read) {
     logits.resize(r.logits.size());
     detail::WorkspaceImpl& impl = detail::WorkspaceAccess::Of(ws);
     impl.checked_row = {};
@@ -79,15 +83,18 @@ struct HelperArea {
                           simd::CopyCheckedMax(r.logits.data(), r.logits.size(), logits.data())};
     }
     logits16.assign(r.logits16.begin(), r.logits16.end());
-    prompt.assign(r.prompt.begin(), r.prompt.end());
-    generated.assign(r.generated.begin(), r.generated.end());
+    const bool ids = r.history == nullptr || ids_read;
+    prompt.assign(r.prompt.begin(), ids ? r.prompt.end() : r.prompt.begin());
+    generated.assign(r.generated.begin(), ids ? r.generated.end() : r.generated.begin());
+    if (r.history != nullptr) history.CopyEntries(*r.history);
     bias_ids.assign(r.bias.ids.begin(), r.bias.ids.end());
     bias_values.assign(r.bias.values.begin(), r.bias.values.end());
     allowed.assign(r.mask.allowed.begin(), r.mask.allowed.end());
     banned.assign(r.mask.banned.begin(), r.mask.banned.end());
     allowed_bits.assign(r.mask.allowed_bits.begin(), r.mask.allowed_bits.end());
     return {logits, prompt, generated, r.params, {bias_ids, bias_values},
-            {allowed, banned, allowed_bits}, logits16, r.logits_type};
+            {allowed, banned, allowed_bits}, logits16, r.logits_type,
+            r.history != nullptr ? &history : nullptr};
   }
 };
 
@@ -152,7 +159,7 @@ void BatchJob::Help() {
     std::optional<Pcg32> rng;
     try {
       const BatchRow& row = rows_[i];
-      request = area.Copy(row.request);
+      request = area.Copy(row.request, options_.engine == Engine::reference);
       if (row.rng != nullptr) rng = *row.rng;
     } catch (...) {
       copying_.fetch_sub(1, std::memory_order_release);

@@ -76,37 +76,46 @@ exactsample_status Fail(exactsample_sampler* s, exactsample_status status,
   return status;
 }
 
-// What is wrong with one argument: its status and a message naming it (and
-// the batch row); none when it is well formed.
+// A null pointer is only valid for an empty id list.
+bool IdsOk(const int32_t* ids, size_t len) { return ids != nullptr || len == 0; }
+
+// "S.struct_size = N, expected M": a larger struct_size (a newer caller) is
+// refused rather than half-read, a smaller one rather than read past.
+std::string StructSizeProblem(const char* name, uint32_t given, size_t expected,
+                              const char* fix) {
+  if (given == expected) return {};
+  return std::string(name) + ".struct_size = " + std::to_string(given) + ", expected " +
+         std::to_string(expected) + " (sizeof(" + name + ") in this version; " + fix + ")";
+}
+
+// What is wrong with params, "" when nothing.
+std::string ParamsProblem(const exactsample_params* p) {
+  if (p == nullptr) return "params is NULL";
+  return StructSizeProblem("exactsample_params", p->struct_size, sizeof(exactsample_params),
+                           "exactsample_params_init sets it");
+}
+
+// What is wrong with one argument: its status and a message naming it;
+// none when it is well formed.
 struct Fault {
   exactsample_status status;
   std::string message;
 };
 using MaybeFault = std::optional<Fault>;
 
-Fault Invalid(std::string message) { return {EXACTSAMPLE_INVALID_ARGUMENT, std::move(message)}; }
+MaybeFault Invalid(std::string problem) {
+  if (problem.empty()) return std::nullopt;
+  return Fault{EXACTSAMPLE_INVALID_ARGUMENT, std::move(problem)};
+}
 
-// A null pointer is only valid for an empty array: `name` is the pointer's
-// name, `length` its length's.
-MaybeFault NullArray(const std::string& name, const void* p, const std::string& length,
-                     size_t len) {
+// A null pointer `name` is only valid for an empty array (its length `length`).
+MaybeFault NullArray(const char* name, const void* p, const char* length, size_t len) {
   if (p != nullptr || len == 0) return std::nullopt;
-  return Invalid(name + " is NULL with " + length + " = " + std::to_string(len));
+  return Invalid(std::string(name) + " is NULL with " + length + " = " + std::to_string(len));
 }
 
-MaybeFault NullPointer(const std::string& name, const void* p) {
-  if (p != nullptr) return std::nullopt;
-  return Invalid(name + " is NULL");
-}
-
-// The fields this version knows; a larger struct_size (a newer caller) is
-// refused rather than half-read.
-MaybeFault ParamsFault(const std::string& name, const exactsample_params* p) {
-  if (p == nullptr) return Invalid(name + " is NULL; call exactsample_params_init on one");
-  if (p->struct_size == sizeof(exactsample_params)) return std::nullopt;
-  return Invalid(name + "->struct_size = " + std::to_string(p->struct_size) +
-                 ": not sizeof(exactsample_params) = " +
-                 std::to_string(sizeof(exactsample_params)) + "; call exactsample_params_init");
+MaybeFault NullPointer(const char* name, const void* p) {
+  return p != nullptr ? std::nullopt : Invalid(std::string(name) + " is NULL");
 }
 
 // The first of the faults, if any.
@@ -160,44 +169,51 @@ exactsample::Request ToRequest(CRow logits, size_t vocab,
   return r;
 }
 
-// What is wrong with an exactsample_extras whose fields are named `x` +
-// field ("extras->" or "extras[i]."): its struct_size, an array missing for a length, output
-// arrays missing for top_logprobs > 0, or an allow list given (not NULL)
-// but empty, which allows no id.
-MaybeFault ExtrasFault(const std::string& x, const exactsample_extras& e) {
-  if (e.struct_size != sizeof(exactsample_extras)) {
-    return Invalid(x + "struct_size = " + std::to_string(e.struct_size) +
-                   ": not sizeof(exactsample_extras) = " +
-                   std::to_string(sizeof(exactsample_extras)));
+// What is wrong with an exactsample_extras, "" when nothing: its
+// struct_size, an array for every length, output arrays for top_logprobs > 0.
+std::string ExtrasProblem(const exactsample_extras& x) {
+  std::string size = StructSizeProblem("exactsample_extras", x.struct_size,
+                                       sizeof(exactsample_extras),
+                                       "zero the struct and set it to sizeof");
+  if (!size.empty()) return size;
+  const auto null_with = [](const char* array, const char* length, size_t n) {
+    return std::string("extras.") + array + " is NULL with " + length + " = " + std::to_string(n);
+  };
+  if (!IdsOk(x.bias_ids, x.bias_len)) return null_with("bias_ids", "bias_len", x.bias_len);
+  if (x.bias_values == nullptr && x.bias_len != 0) {
+    return null_with("bias_values", "bias_len", x.bias_len);
   }
-  if (auto f = First({NullArray(x + "bias_ids", e.bias_ids, "bias_len", e.bias_len),
-                      NullArray(x + "bias_values", e.bias_values, "bias_len", e.bias_len),
-                      NullArray(x + "allowed_ids", e.allowed_ids, "allowed_len", e.allowed_len),
-                      NullArray(x + "banned_ids", e.banned_ids, "banned_len", e.banned_len),
-                      NullArray(x + "allowed_bitmask", e.allowed_bitmask,
-                                "allowed_bitmask_words", e.allowed_bitmask_words)})) {
-    return f;
+  if (!IdsOk(x.allowed_ids, x.allowed_len)) {
+    return null_with("allowed_ids", "allowed_len", x.allowed_len);
   }
-  if (e.allowed_ids != nullptr && e.allowed_len == 0) {
-    return Fault{EXACTSAMPLE_DEGENERATE,
-                 x + "allowed_ids: not NULL with allowed_len = 0, an empty list: no id may be "
-                     "drawn; pass NULL to allow every id"};
+  if (!IdsOk(x.banned_ids, x.banned_len)) return null_with("banned_ids", "banned_len", x.banned_len);
+  if (x.allowed_bitmask == nullptr && x.allowed_bitmask_words != 0) {
+    return null_with("allowed_bitmask", "allowed_bitmask_words", x.allowed_bitmask_words);
   }
-  if (e.top_logprobs > 0) {
-    const std::string why = " with top_logprobs = " + std::to_string(e.top_logprobs);
-    if (e.top_ids == nullptr) return Invalid(x + "top_ids is NULL" + why);
-    if (e.top_logprob_values == nullptr) return Invalid(x + "top_logprob_values is NULL" + why);
+  if (x.top_logprobs > 0 && (x.top_ids == nullptr || x.top_logprob_values == nullptr)) {
+    return "extras.top_logprobs = " + std::to_string(x.top_logprobs) +
+           " needs top_ids and top_logprob_values (one is NULL)";
   }
-  return std::nullopt;
+  return {};
 }
 
-// What is wrong with batch row i's own fields (and its extras, when given).
+// ExtrasProblem's fault, or an allow list given (not NULL) but empty, which
+// allows no id: degenerate, as every id masked out is.
+MaybeFault ExtrasFault(const exactsample_extras& x) {
+  if (auto f = Invalid(ExtrasProblem(x))) return f;
+  if (x.allowed_ids == nullptr || x.allowed_len != 0) return std::nullopt;
+  return Fault{EXACTSAMPLE_DEGENERATE,
+               "extras.allowed_ids: not NULL with allowed_len = 0, an empty list: no id may "
+               "be drawn; pass NULL to allow every id"};
+}
+
+// What is wrong with batch row r (and its extras, when given), prefixed
+// "row i: ".
 MaybeFault RowFault(size_t i, const exactsample_row& r, const exactsample_extras* extras) {
-  const std::string at = "row_requests[" + std::to_string(i) + "]";
-  auto f = First({NullArray(at + ".prompt", r.prompt, "prompt_len", r.prompt_len),
-                  NullArray(at + ".generated", r.generated, "generated_len", r.generated_len),
-                  NullPointer(at + ".rng", r.rng), ParamsFault(at + ".params", r.params)});
-  if (!f && extras != nullptr) f = ExtrasFault("extras[" + std::to_string(i) + "].", extras[i]);
+  auto f = First({NullArray("prompt", r.prompt, "prompt_len", r.prompt_len),
+                  NullArray("generated", r.generated, "generated_len", r.generated_len),
+                  NullPointer("rng", r.rng), Invalid(ParamsProblem(r.params))});
+  if (!f && extras != nullptr) f = ExtrasFault(extras[i]);
   if (f) f->message = "row " + std::to_string(i) + ": " + f->message;
   return f;
 }
@@ -262,11 +278,15 @@ exactsample_status SampleBatch(exactsample_sampler* s, CRow logits,
     s->batch_rngs.clear();
     s->row_errors.assign(rows, std::string());
     s->batch_rngs.reserve(rows);
-    std::vector<MaybeFault> faults(rows);
+    std::vector<exactsample_status> fault_status(rows, EXACTSAMPLE_OK);
     for (size_t i = 0; i < rows; ++i) {
       const exactsample_row& r = row_requests[i];
-      faults[i] = RowFault(i, r, extras);
-      const bool ok = !faults[i];
+      const MaybeFault fault = RowFault(i, r, extras);
+      const bool ok = !fault;
+      if (fault) {
+        fault_status[i] = fault->status;
+        s->row_errors[i] = fault->message;
+      }
       s->batch_rngs.push_back(ok ? ToPcg(*r.rng) : Pcg32::FromState(0, 1, 0));
       // A malformed row is marked by a null generator; sample_batch reports it.
       exactsample::Request request;
@@ -288,10 +308,9 @@ exactsample_status SampleBatch(exactsample_sampler* s, CRow logits,
     for (size_t i = 0; i < rows; ++i) {
       const auto& r = s->batch_results[i];
       exactsample_status status = EXACTSAMPLE_OK;
-      if (faults[i]) {
-        status = faults[i]->status;
+      if (s->batch_rows[i].rng == nullptr) {
+        status = fault_status[i];
         write(i, status, -1, 0.0);
-        s->row_errors[i] = faults[i]->message;
       } else if (!r) {
         status = StatusOf(r.error().code);
         write(i, status, -1, 0.0);
@@ -324,7 +343,7 @@ exactsample_status SampleOne(exactsample_sampler* s, CRow logits, size_t vocab,
                             NullArray("prompt", prompt, "prompt_len", prompt_len),
                             NullArray("generated", generated, "generated_len", generated_len),
                             NullPointer("rng", rng), NullPointer("id", id),
-                            ParamsFault("params", params), ExtrasFault("extras->", x)})) {
+                            Invalid(ParamsProblem(params)), ExtrasFault(x)})) {
     return Fail(s, f->status, f->message);
   }
   return Guard(s, [&] {

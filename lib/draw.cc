@@ -70,3 +70,14 @@ size_t Draw(const KeptSet& kept, double u) {
 }
 
 }  // namespace exactsample
+
+namespace exactsample {
+
+void Distribution(const KeptSet& kept, std::vector<KeptProb>& out) {
+  const double* const e = kept.patch != nullptr ? kept.patch->Contiguous() : kept.e;
+  for (size_t j = 0; j < kept.n; ++j) {
+    if (e[j] > 0) out.push_back({kept.Id(j), e[j] / kept.z});
+  }
+}
+
+}  // namespace exactsample

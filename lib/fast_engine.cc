@@ -25,7 +25,7 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
 }
 
 Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceImpl& ws,
-                         const SampleOptions& options) {
+                         const SampleOptions& options, const scalar_ref::Choose* choose) {
   const SamplingParams& p = request.params;
   const Plan plan = Plan::Of(request, options);
   TraceRecorder trace(options.trace);
@@ -43,12 +43,17 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
     threads::WakeHelpers(ws.executor.get());
   }
 
+  if (options.distribution != nullptr) options.distribution->clear();
   const Result<Logits> logits = PenalizedLogits(request, plan, ws);
   if (!logits) return logits.error();
   const LogprobSoftmax softmax = Logprob(*logits, plan, ws);
   trace.Softmax(*logits, softmax);
   if (p.temperature == 0.0) {
-    return softmax.TokenOf(*logits, Greedy(*logits), 0.0, plan, ws);
+    const size_t id = Greedy(*logits);
+    if (options.distribution != nullptr) {
+      options.distribution->push_back({static_cast<int32_t>(id), 1.0});
+    }
+    return softmax.TokenOf(*logits, id, 0.0, plan, ws);
   }
 
   KeptSet kept = TopK(*logits, softmax, p, plan, ws);
@@ -58,9 +63,20 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const std::optional<MinPCut> min_p = MinP(kept, p.min_p, ws);
   trace.MinP(kept, min_p);
 
+  std::vector<KeptProb>* const dist =
+      options.distribution != nullptr || choose == nullptr ? options.distribution : &ws.chosen_from;
+  if (choose != nullptr) {
+    dist->clear();
+    Distribution(kept, *dist);
+    const int32_t id = (*choose)(*dist);
+    return softmax.TokenOf(*logits, static_cast<size_t>(id),
+                           ProcessedLogprob(*logits, kept, kept.Entry(id), p.temperature),
+                           plan, ws);
+  }
   const double u = rng.uniform_f64();  // step 10: exactly one draw
   const size_t chosen = Draw(kept, u);
   trace.Draw(kept, u, chosen);
+  if (dist != nullptr) Distribution(kept, *dist);
   return softmax.TokenOf(*logits, static_cast<size_t>(kept.Id(chosen)),
                          ProcessedLogprob(*logits, kept, chosen, p.temperature), plan, ws);
 }

@@ -4,12 +4,15 @@
 
 #include "exactsample/exactsample.hpp"
 #include "lib/workspace.hpp"
+#include "scalar_ref/reference.hpp"
 
 namespace exactsample {
 
 // `request` must have passed checks::ParamsAndIds. Fills *options.trace
 // when given.
+// With `choose`, steps 10 and 11 are its answer (scalar_ref::Choose).
 Result<Token> SampleFast(const Request& request, Pcg32& rng,
-                         detail::WorkspaceImpl& ws, const SampleOptions& options);
+                         detail::WorkspaceImpl& ws, const SampleOptions& options,
+                         const scalar_ref::Choose* choose = nullptr);
 
 }  // namespace exactsample

@@ -1,6 +1,7 @@
 // The kept set K of the fast engine as dense arrays, shared by steps 6 to 11.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -30,6 +31,11 @@ struct KeptSet {
 
   int32_t Id(size_t j) const {
     return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);
+  }
+  // The entry of an id of K.
+  size_t Entry(int32_t id) const {
+    return id_of != nullptr ? static_cast<size_t>(std::lower_bound(id_of, id_of + n, id) - id_of)
+                            : static_cast<size_t>(id);
   }
 };
 

@@ -1,14 +1,17 @@
-// Steps 1 to 3. Penalties touch only history ids, in O(prompt + generated)
-// work: the vocabulary is not rescanned for them.
+// Steps 1 to 3. Penalties touch only the window's ids, in O(window) work, or
+// a Sequence's distinct ids alone: the vocabulary is not rescanned for them.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "lib/history_counts.hpp"
 #include "lib/row_passes.hpp"
 #include "lib/steps.hpp"
 #include "scalar_ref/checks.hpp"
+#include "scalar_ref/window.hpp"
 #include "simd/compact.hpp"
 #include "simd/max.hpp"
 
@@ -20,56 +23,113 @@ struct PenaltyOutcome {
   bool max_stale;    // a penalty lowered an id that held the maximum
 };
 
+// Steps 2 and 3 on one distinct id of the window at a time, in any order:
+// the outcome and the error (checks::Penalized's for the lowest offending
+// id, as the reference's walk in id order finds it) do not depend on it.
+// A long history visits tens of thousands of ids, so a visit has no
+// data-dependent branch: both repetition results are computed and one
+// kept, a NaN or +inf is only noted (and located afterwards), and the
+// maximum alternates between two running values.
+class PenaltyVisit {
+ public:
+  PenaltyVisit(const SamplingParams& p, double* l, double max_before)
+      : l_(l),
+        max_before_(max_before),
+        r_(p.repetition_penalty),
+        f_(p.frequency_penalty),
+        a_(p.presence_penalty) {}
+
+  // An id of the window (so of the repetition penalty's ids: the generated
+  // window ends the window) with `count` occurrences in its generated ids
+  // (0 when presence and frequency are off).
+  void operator()(int32_t id, uint64_t count) {
+    double& slot = l_[id];
+    const double v = slot;
+    stale_ |= (v == max_before_);
+    const double repeated = r_ == 1.0 ? v : Select(v > 0, v / r_, v * r_);
+    const double w =
+        Select(count > 0, repeated - f_ * static_cast<double>(count) - a_, repeated);
+    slot = w;
+    bad_ |= !(w < INFINITY);  // NaN or +inf
+    double& max = max_[id & 1];
+    max = std::max(max, w);
+  }
+
+  // a or b by bits: the compiler keeps a branch for a ?: whose arms may
+  // trap (a division), and signs and counts are unpredictable.
+  static double Select(bool take_a, double a, double b) {
+    const uint64_t mask = uint64_t{0} - static_cast<uint64_t>(take_a);
+    return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & mask) |
+                                 (std::bit_cast<uint64_t>(b) & ~mask));
+  }
+
+  // `ids` calls its argument with every visited id again, for the error's
+  // lowest offending id.
+  template <class Ids>
+  Result<PenaltyOutcome> Outcome(const SamplingParams& p, const Ids& ids) const {
+    if (bad_) {
+      int32_t lowest = INT32_MAX;
+      ids([&](int32_t id) {
+        if (!(l_[id] < INFINITY) && id < lowest) lowest = id;
+      });
+      return *checks::Penalized(l_[lowest], lowest, p);
+    }
+    return PenaltyOutcome{std::max({max_before_, max_[0], max_[1]}), stale_};
+  }
+
+ private:
+  double* l_;
+  double max_before_;
+  double r_, f_, a_;
+  bool stale_ = false;
+  bool bad_ = false;
+  double max_[2] = {-INFINITY, -INFINITY};
+};
+
 // Applies the repetition, presence and frequency penalties to l (the widened
-// logits, whose maximum is max_before) in place, in O(prompt + generated):
-// `counts` (zero on entry, left zero) holds per id twice its generated count
-// plus one when it is in the prompt, and each distinct id is visited once.
-// An error is checks::Penalized's for the lowest offending id, as the
-// reference's walk in id order finds it.
+// logits, whose maximum is max_before) in place. From a Sequence's counts,
+// in what its distinct ids cost; otherwise in O(window) from the ids, with
+// `counts` (zero on entry, left zero) holding per id twice its generated
+// count plus one when it is in the prompt, each distinct id visited once.
 Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
                                       double max_before, std::vector<uint64_t>& counts) {
   const SamplingParams& p = request.params;
   const bool repetition = p.repetition_penalty != 1.0;
   const bool additive = p.frequency_penalty != 0.0 || p.presence_penalty != 0.0;
-  PenaltyOutcome out{max_before, false};
-  if (!PenaltiesApply(request)) return out;
-
-  if (counts.size() < request.vocab()) counts.resize(request.vocab());
-  for (const int32_t id : request.generated) counts[static_cast<size_t>(id)] += 2;
-  if (repetition) {
-    for (const int32_t id : request.prompt) counts[static_cast<size_t>(id)] |= 1;
+  if (!PenaltiesApply(request)) return PenaltyOutcome{max_before, false};
+  PenaltyVisit visit(p, l, max_before);
+  if (const detail::HistoryCounts* counts = request.history) {
+    const auto each = [&](auto&& f) {
+      counts->ForEach([&](int32_t id, uint32_t, uint32_t generated) {
+        if (repetition || generated > 0) f(id, additive ? generated : 0);
+      });
+    };
+    each(visit);
+    return visit.Outcome(p, [&](const auto& f) { each([&](int32_t id, uint32_t) { f(id); }); });
   }
-  double touched_max = -INFINITY;
-  std::optional<Error> error;
-  int32_t error_id = 0;
-  const auto visit = [&](int32_t id) {
+  const scalar_ref::PenaltyWindow window = scalar_ref::WindowOf(request);
+  if (counts.size() < request.vocab()) counts.resize(request.vocab());
+  for (const int32_t id : window.generated) counts[static_cast<size_t>(id)] += 2;
+  if (repetition) {
+    for (const int32_t id : window.prompt) counts[static_cast<size_t>(id)] |= 1;
+  }
+  const auto visit_once = [&](int32_t id) {
     uint64_t& c = counts[static_cast<size_t>(id)];
     if (c == 0) return;  // visited already
     const uint64_t count = c >> 1;
     c = 0;
-    double& v = l[id];
-    out.max_stale |= (v == max_before);
-    if (repetition) {
-      v = v > 0 ? v / p.repetition_penalty : v * p.repetition_penalty;
-    }
-    if (additive && count > 0) {
-      v = v - p.frequency_penalty * static_cast<double>(count) - p.presence_penalty;
-    }
-    if (!error || id < error_id) {
-      if (auto e = checks::Penalized(v, id, p)) {
-        error = std::move(e);
-        error_id = id;
-      }
-    }
-    touched_max = std::max(touched_max, v);
+    visit(id, additive ? count : 0);
   };
-  for (const int32_t id : request.generated) visit(id);
+  for (const int32_t id : window.generated) visit_once(id);
   if (repetition) {
-    for (const int32_t id : request.prompt) visit(id);
+    for (const int32_t id : window.prompt) visit_once(id);
   }
-  if (error) return *error;
-  out.max_logit = std::max(max_before, touched_max);
-  return out;
+  return visit.Outcome(p, [&](const auto& f) {
+    for (const int32_t id : window.generated) f(id);
+    if (repetition) {
+      for (const int32_t id : window.prompt) f(id);
+    }
+  });
 }
 
 // The mask's allowed ids as a bitmask of ceil(n / 32) words: the caller's
@@ -112,10 +172,14 @@ Result<double> ApplyBias(const LogitBias& bias, double* l, size_t n, double max_
 
 bool PenaltiesApply(const Request& request) {
   const SamplingParams& p = request.params;
-  const bool history = !request.prompt.empty() || !request.generated.empty();
+  // A window of n >= 1 tokens is empty only when the history is.
+  const detail::HistoryCounts* counts = request.history;
+  const bool history = counts != nullptr ? !counts->empty()
+                                         : !request.prompt.empty() || !request.generated.empty();
+  const bool generated =
+      counts != nullptr ? counts->generated_total() > 0 : !request.generated.empty();
   return (p.repetition_penalty != 1.0 && history) ||
-         ((p.frequency_penalty != 0.0 || p.presence_penalty != 0.0) &&
-          !request.generated.empty());
+         ((p.frequency_penalty != 0.0 || p.presence_penalty != 0.0) && generated);
 }
 
 Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,

@@ -1,6 +1,7 @@
 #include <variant>
 
 #include "exactsample/exactsample.hpp"
+#include "lib/choose.hpp"
 #include "lib/fast_engine.hpp"
 #include "lib/workspace.hpp"
 #include "scalar_ref/checks.hpp"
@@ -26,17 +27,23 @@ Result<std::monostate> validate(const Request& request) {
   return std::monostate{};
 }
 
-Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
-                     const SampleOptions& options) {
+Result<Token> detail::SampleChoosing(const Request& request, Pcg32& rng, Workspace& workspace,
+                                     const SampleOptions& options,
+                                     const scalar_ref::Choose* choose) {
   if (auto e = checks::ParamsAndIds(request, options.generated_checked)) return *e;
   Result<Token> token =
       options.engine == Engine::fast
-          ? SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options)
-          : scalar_ref::Sample(request, rng, options.trace);
+          ? SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options, choose)
+          : scalar_ref::Sample(request, rng, options.trace, options.distribution, choose);
   if (!token || options.logprob) return token;
   Token without = *token;
   without.logprob = NAN;
   return without;
+}
+
+Result<Token> sample(const Request& request, Pcg32& rng, Workspace& workspace,
+                     const SampleOptions& options) {
+  return detail::SampleChoosing(request, rng, workspace, options, nullptr);
 }
 
 }  // namespace exactsample

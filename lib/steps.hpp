@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "exactsample/exactsample.hpp"
 #include "lib/kept_set.hpp"
@@ -131,6 +132,9 @@ std::optional<MinPCut> MinP(KeptSet& kept, double min_p, detail::WorkspaceImpl& 
 // returns. Decided from K's running sums when they decide it (reading the
 // one piece, patched or not), else by the walk (over K.e made contiguous).
 size_t Draw(const KeptSet& kept, double u);
+
+// SampleOptions::distribution: K's ids with q = e / Z > 0, ascending.
+void Distribution(const KeptSet& kept, std::vector<KeptProb>& out);
 
 // Step 11 from running sums alone: the entry for e[0..n), z and u (see
 // simd::InverseCdf) when error bounds decide it from the sequential sums,

@@ -31,6 +31,7 @@ struct WorkspaceImpl {
   std::vector<double> top_l;     // top-p's candidates), their penalised
   std::vector<double> top_e;     // logits and e values
   std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
+  std::vector<KeptProb> chosen_from;  // the distribution a chooser is shown
 
   // Threads in one row (lib/row_passes.hpp). Helpers read l (or copy the
   // f32 row's pieces into x_copy) and write e (or e_logprob) through the jobs; a buffer set with a helper still inside

@@ -20,6 +20,7 @@
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
 #include "call_guard.hpp"
+#include "module_inputs.hpp"
 
 namespace py = pybind11;
 namespace xs = exactsample;
@@ -89,6 +90,61 @@ std::string TypeName(py::handle obj) {
   return py::str(py::type::handle_of(obj).attr("__qualname__"));
 }
 
+// ------------------------------------------- tensors as runtimes hold them
+
+bool IsTorchTensor(py::handle obj) {
+  const py::handle type = py::type::handle_of(obj);
+  return std::string(py::str(type.attr("__module__"))).rfind("torch", 0) == 0 &&
+         py::hasattr(obj, "device") && py::hasattr(obj, "requires_grad");
+}
+
+// A torch tensor as the buffer protocol can read it, in place: a bfloat16
+// tensor as its 16-bit words (with *dtype set to "bf16"); any other object
+// as it is. A tensor whose memory cannot be read here gets a SampleError
+// naming the fix.
+py::object Readable(py::handle obj, py::object* dtype, const char* field) {
+  const auto same = py::reinterpret_borrow<py::object>(obj);
+  if (!IsTorchTensor(obj)) return same;
+  const std::string f(field);
+  const std::string device = py::str(obj.attr("device").attr("type"));
+  if (device == "meta") {
+    Raise(xs::ErrorCode::invalid_logits, f,
+          f + ": a meta tensor holds no values (only a shape and a dtype): pass the "
+              "tensor the model computed");
+  }
+  if (device != "cpu") {
+    Raise(xs::ErrorCode::invalid_logits, f,
+          f + ": a tensor on device " + std::string(py::str(obj.attr("device"))) +
+              ": copy it to the CPU first with t.cpu()");
+  }
+  if (obj.attr("requires_grad").cast<bool>()) {
+    Raise(xs::ErrorCode::invalid_logits, f,
+          f + ": a tensor that requires grad: pass t.detach() (the same memory, no copy)");
+  }
+  const py::module_ torch = py::module_::import("torch");
+  if (dtype != nullptr && obj.attr("dtype").is(torch.attr("bfloat16"))) {
+    if (!dtype->is_none() && std::string(py::str(*dtype)) != "bf16") {
+      Raise(xs::ErrorCode::invalid_parameter, "dtype",
+            "dtype = " + std::string(py::repr(*dtype)) + " for a bfloat16 tensor: leave it "
+            "out (or pass 'bf16')");
+    }
+    *dtype = py::str("bf16");
+    return obj.attr("view")(torch.attr("int16"));
+  }
+  return same;
+}
+
+// An allowed_bitmask as uint32 words read in place: numpy or torch, uint32
+// or int32 (xgrammar's bitmasks are int32: bit i % 32 of word i / 32, the
+// same bits); None when the object is none of those.
+py::object BitmaskWords(py::handle bitmask) {
+  py::array a = py::array::ensure(Readable(bitmask, nullptr, "allowed_bitmask"));
+  if (!a || a.ndim() != 1) return py::none();
+  if (a.dtype().equal(py::dtype::of<int32_t>())) return a.attr("view")(py::dtype::of<uint32_t>());
+  if (a.dtype().equal(py::dtype::of<uint32_t>())) return std::move(a);
+  return py::none();
+}
+
 // The row type of array `a` given the dtype keyword (None, "f32", "f16" or
 // "bf16"): float32 and float16 arrays are f32 and f16 rows, 16-bit integer
 // arrays are words of the type the keyword names (bf16 has no numpy dtype).
@@ -112,7 +168,7 @@ xs::LogitType RowType(const py::array& a, py::handle dtype, const char* field) {
     why += words ? "; 16-bit words need dtype='bf16' or dtype='f16' to say which"
                  : "; logits are float32 or float16 (native byte order), or 16-bit words "
                    "with dtype='bf16': convert with a.astype(numpy.float32) or t.float(), "
-                   "or pass a bfloat16 tensor as t.view(torch.int16) with dtype='bf16'";
+                   "or pass a torch bfloat16 tensor as it is";
   } else {
     why += " does not hold " + name + " logits: " +
            (name == "f32" ? std::string("pass a float32 array")
@@ -123,12 +179,13 @@ xs::LogitType RowType(const py::array& a, py::handle dtype, const char* field) {
 }
 
 // `ndim` is 1 for sample and 2 for sample_batch. Errors say what to pass.
-Rows ReadRows(py::handle obj, int ndim, const char* field, py::handle dtype = py::none()) {
+Rows ReadRows(py::handle obj, int ndim, const char* field, py::handle dtype_arg = py::none()) {
   const std::string want = ndim == 1 ? "a 1-D float32 array (shape (V,))"
                                      : "a 2-D float32 array (rows x V)";
   // numpy arrays as they are; buffers and __array__ (torch CPU tensors) as
   // views, without a copy.
-  py::array a = py::array::ensure(obj);
+  auto dtype = py::reinterpret_borrow<py::object>(dtype_arg);
+  py::array a = py::array::ensure(Readable(obj, &dtype, field));
   if (!a) {
     Raise(xs::ErrorCode::invalid_logits, field,
           std::string(field) + ": " + TypeName(obj) + " is not an array: pass " + want +
@@ -312,12 +369,13 @@ Features ReadFeatures(py::handle logit_bias, py::handle allowed, py::handle bann
   }
   f.banned = ReadIds(banned, "banned_token_ids", vocab);
   if (!bitmask.is_none()) {
-    if (!py::isinstance<py::array_t<uint32_t, 0>>(bitmask) ||
-        py::reinterpret_borrow<py::array>(bitmask).ndim() != 1) {
+    const py::object words = BitmaskWords(bitmask);
+    if (words.is_none()) {
       Raise(xs::ErrorCode::invalid_parameter, "allowed_bitmask",
-            "allowed_bitmask: " + TypeName(bitmask) + ": pass a 1-D numpy uint32 array");
+            "allowed_bitmask: " + TypeName(bitmask) +
+                ": pass a 1-D uint32 or int32 array (numpy or a torch CPU tensor)");
     }
-    f.bits = py::array_t<uint32_t, py::array::c_style>::ensure(bitmask);
+    f.bits = py::array_t<uint32_t, py::array::c_style>::ensure(words);
   }
   return f;
 }
@@ -496,6 +554,7 @@ void ForEachParam(F&& f) {
   f("top_p", &xs::SamplingParams::top_p);
   f("min_p", &xs::SamplingParams::min_p);
   f("top_logprobs", &xs::SamplingParams::top_logprobs);
+  f("penalty_last_n", &xs::SamplingParams::penalty_last_n);
 }
 
 // A SamplingParams field's value: an int or a float as the field takes
@@ -554,6 +613,44 @@ std::string Hex(uint64_t v) {
 }
 
 }  // namespace
+
+// The readers above, for python/sequence_module.cc (module_inputs.hpp).
+namespace exactsample_python {
+
+StepRows ReadStepRows(py::handle logits, int ndim, const char* field, py::handle dtype) {
+  auto rows = std::make_shared<Rows>(ReadRows(logits, ndim, field, dtype));
+  StepRows out{rows, static_cast<size_t>(rows->vocab), {}};
+  for (ssize_t i = 0; i < rows->rows; ++i) {
+    const xs::Request r = rows->Apply({}, i);
+    out.steps.push_back({r.logits, r.logits16, r.logits_type});
+  }
+  return out;
+}
+
+std::vector<int32_t> ReadIdList(py::handle ids, const std::string& field, size_t vocab) {
+  const Ids read = ReadIds(ids, field, static_cast<ssize_t>(vocab));
+  return {read.ids.begin(), read.ids.end()};
+}
+
+xs::Extras ReadExtras(py::handle logit_bias, py::handle allowed, py::handle banned,
+                      py::handle bitmask, size_t vocab) {
+  const Features f =
+      ReadFeatures(logit_bias, allowed, banned, bitmask, static_cast<ssize_t>(vocab));
+  const xs::TokenMask mask = f.Mask();
+  return {f.bias_ids, f.bias_values, {mask.allowed.begin(), mask.allowed.end()},
+          {mask.banned.begin(), mask.banned.end()},
+          {mask.allowed_bits.begin(), mask.allowed_bits.end()}};
+}
+
+xs::SampleOptions ReadOptions(std::string_view engine, bool logprob) {
+  return Options(engine, logprob);
+}
+
+void ThrowSampleError(const xs::Error& error) { throw SampleErrorThrow{error}; }
+
+py::object SampleErrorValue(const xs::Error& error) { return SampleErrorObject(error); }
+
+}  // namespace exactsample_python
 
 PYBIND11_MODULE(_exactsample, m) {
   m.doc() = "Exact next-token sampling (spec/sampling.md) on numpy arrays and torch tensors.";
@@ -621,7 +718,9 @@ PYBIND11_MODULE(_exactsample, m) {
       "The spec's sampling fields and defaults (each default turns its step off):\n"
       "temperature=1.0 (0: greedy), repetition_penalty=1.0, presence_penalty=0.0,\n"
       "frequency_penalty=0.0, top_k=0 (0 or >= V: off), top_p=1.0, min_p=0.0;\n"
-      "and the library's top_logprobs=0 (Token.top_logprobs entries, 0 to 20).");
+      "and the library's top_logprobs=0 (Token.top_logprobs entries, 0 to 20) and\n"
+      "penalty_last_n=0 (the penalty window, docs/sequence.md: 0 is the whole\n"
+      "history; n > 0 the last n tokens).");
   params.def(py::init(&ParamsFromKeywords), "SamplingParams(**fields): the spec's names.")
       .def("__repr__", &ParamsRepr)
       .def("__eq__", &ParamsEqual);
@@ -706,6 +805,7 @@ PYBIND11_MODULE(_exactsample, m) {
         "hardware's thread count). logit_bias is one mapping for every row or one\n"
         "per row; allowed_token_ids, banned_token_ids and allowed_bitmask one per\n"
         "row (None: none).");
+  exactsample_python::RegisterSequence(m);
 
   m.def(
       "_read_address",

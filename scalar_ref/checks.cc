@@ -72,32 +72,7 @@ static const char* TypeName(LogitType t) {
   return "f32";
 }
 
-std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked) {
-  const LogitType type = request.logits_type;
-  if (type != LogitType::f32 && type != LogitType::f16 && type != LogitType::bf16) {
-    return Error{ErrorCode::invalid_logits, "logits",
-                 "logits: logits_type = " + std::to_string(static_cast<int>(type)) +
-                     " is not f32, f16 or bf16"};
-  }
-  // The row logits_type does not select must be empty: one row, one type.
-  const bool f32 = type == LogitType::f32;
-  if (f32 ? !request.logits16.empty() : !request.logits.empty()) {
-    return Error{ErrorCode::invalid_logits, "logits",
-                 std::string("logits: logits_type = ") + TypeName(type) + " but " +
-                     (f32 ? "16-bit words (logits16)" : "f32 logits") +
-                     " given; give the row in the one its type selects"};
-  }
-  const size_t vocab = request.vocab();
-  if (vocab == 0) {
-    return Error{ErrorCode::invalid_logits, "logits",
-                 "logits: empty (V = 0); at least one logit is needed"};
-  }
-  if (vocab > static_cast<size_t>(INT32_MAX)) {
-    return Error{ErrorCode::invalid_logits, "logits",
-                 "logits: V = " + std::to_string(vocab) +
-                     " exceeds the largest id 2^31 - 1"};
-  }
-  const SamplingParams& p = request.params;
+static std::optional<Error> Params(const SamplingParams& p) {
   if (!std::isfinite(p.temperature) || p.temperature < 0) {
     return Param("temperature", Num(p.temperature), "must be finite and >= 0");
   }
@@ -126,8 +101,48 @@ std::optional<Error> ParamsAndIds(const Request& request, size_t generated_check
   if (p.top_logprobs < 0 || p.top_logprobs > kMaxTopLogprobs) {
     return Param("top_logprobs", std::to_string(p.top_logprobs), "must be in [0, 20]");
   }
-  if (auto e = Ids("prompt", request.prompt, vocab)) return e;
-  if (auto e = Ids("generated", request.generated, vocab, generated_checked)) return e;
+  if (p.penalty_last_n < 0) {
+    return Param("penalty_last_n", std::to_string(p.penalty_last_n),
+                 "must be >= 0 (0: the whole history)");
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> ParamsAndExtras(const Request& request, size_t vocab) {
+  if (auto e = Params(request.params)) return e;
+  return BiasAndMask(request, vocab);
+}
+
+std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked) {
+  const LogitType type = request.logits_type;
+  if (type != LogitType::f32 && type != LogitType::f16 && type != LogitType::bf16) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 "logits: logits_type = " + std::to_string(static_cast<int>(type)) +
+                     " is not f32, f16 or bf16"};
+  }
+  // The row logits_type does not select must be empty: one row, one type.
+  const bool f32 = type == LogitType::f32;
+  if (f32 ? !request.logits16.empty() : !request.logits.empty()) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 std::string("logits: logits_type = ") + TypeName(type) + " but " +
+                     (f32 ? "16-bit words (logits16)" : "f32 logits") +
+                     " given; give the row in the one its type selects"};
+  }
+  const size_t vocab = request.vocab();
+  if (vocab == 0) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 "logits: empty (V = 0); at least one logit is needed"};
+  }
+  if (vocab > static_cast<size_t>(INT32_MAX)) {
+    return Error{ErrorCode::invalid_logits, "logits",
+                 "logits: V = " + std::to_string(vocab) +
+                     " exceeds the largest id 2^31 - 1"};
+  }
+  if (auto e = Params(request.params)) return e;
+  if (request.history == nullptr) {  // a Sequence checked its ids as they came
+    if (auto e = Ids("prompt", request.prompt, vocab)) return e;
+    if (auto e = Ids("generated", request.generated, vocab, generated_checked)) return e;
+  }
   return BiasAndMask(request, vocab);
 }
 

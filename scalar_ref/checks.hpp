@@ -16,6 +16,9 @@ namespace exactsample::checks {
 // generated ones from index `generated_checked` on), the bias (ids, finite
 // values) and the mask (ids, the bitmask's length).
 std::optional<Error> ParamsAndIds(const Request& request, size_t generated_checked = 0);
+// The SamplingParams fields, the bias and the mask for rows of `vocab` ids
+// (ParamsAndIds without the row and the history).
+std::optional<Error> ParamsAndExtras(const Request& request, size_t vocab);
 // The first NaN or +inf logit, or every logit -inf (ascending id scan).
 std::optional<Error> LogitValues(std::span<const float> logits);
 // The same over the request's row, whatever its type (widened to f32).

@@ -9,6 +9,7 @@
 #include "scalar_ref/checks.hpp"
 #include "scalar_ref/order.hpp"
 #include "scalar_ref/twins/half.hpp"
+#include "scalar_ref/window.hpp"
 
 namespace exactsample::scalar_ref {
 namespace {
@@ -38,21 +39,22 @@ void BiasAndMask(Logits& l, const Request& request) {
   }
 }
 
-// Step 2: over the distinct ids of prompt and generated.
+// Step 2: over the distinct ids of prompt and generated (of the window).
 void RepetitionPenalty(Logits& l, const Request& request) {
   const double r = request.params.repetition_penalty;
   if (r == 1.0) return;
-  std::set<int32_t> seen(request.prompt.begin(), request.prompt.end());
-  seen.insert(request.generated.begin(), request.generated.end());
+  const PenaltyWindow window = WindowOf(request);
+  std::set<int32_t> seen(window.prompt.begin(), window.prompt.end());
+  seen.insert(window.generated.begin(), window.generated.end());
   for (int32_t i : seen) l[i] = l[i] > 0 ? l[i] / r : l[i] * r;
 }
 
-// Step 3: over the generated ids, c times each.
+// Step 3: over the generated ids (of the window), c times each.
 void PresenceAndFrequency(Logits& l, const Request& request) {
   const SamplingParams& p = request.params;
   if (p.frequency_penalty == 0.0 && p.presence_penalty == 0.0) return;
   std::map<int32_t, int64_t> count;
-  for (int32_t i : request.generated) ++count[i];
+  for (int32_t i : WindowOf(request).generated) ++count[i];
   for (const auto& [i, c] : count) {
     l[i] = l[i] - p.frequency_penalty * static_cast<double>(c) - p.presence_penalty;
   }
@@ -162,7 +164,11 @@ Ids MinP(const Logits& t, const Ids& kept, double m) {
 
 }  // namespace
 
-Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
+Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace,
+                     std::vector<KeptProb>* distribution, const Choose* choose) {
+  std::vector<KeptProb> chosen_from;
+  if (distribution == nullptr && choose != nullptr) distribution = &chosen_from;
+  if (distribution != nullptr) distribution->clear();
   if (auto e = checks::LogitValues(request)) return *e;
   const SamplingParams& p = request.params;
   const size_t vocab = request.vocab();
@@ -201,7 +207,11 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
                                 out.top.data());
     return out;
   };
-  if (p.temperature == 0.0) return token(Greedy(l, kept), 0.0);
+  if (p.temperature == 0.0) {
+    const int32_t id = Greedy(l, kept);
+    if (distribution != nullptr) distribution->push_back({id, 1.0});
+    return token(id, 0.0);
+  }
   const Logits t = Temper(l, p.temperature);
   kept = TopK(t, kept, p.top_k);
   if (trace != nullptr) trace->kept_top_k = kept;
@@ -210,6 +220,13 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace) {
   kept = MinP(t, kept, p.min_p);
   if (trace != nullptr) trace->kept_min_p = kept;
   const Softmax sm = SoftmaxOver(t, kept);  // step 9
+  for (size_t j = 0; j < kept.size() && distribution != nullptr; ++j) {
+    if (sm.q[j] > 0) distribution->push_back({kept[j], sm.q[j]});
+  }
+  if (choose != nullptr) {
+    const int32_t id = (*choose)(*distribution);
+    return token(id, ProcessedLogprob(t, sm, id));
+  }
   const double u = rng.uniform_f64();       // step 10: exactly one draw
   const int32_t id = InverseCdf(kept, sm.q, u);
   if (trace != nullptr) {

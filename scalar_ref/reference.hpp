@@ -4,14 +4,22 @@
 // rather than fast.
 #pragma once
 
+#include <functional>
 #include <span>
+#include <vector>
 
 #include "exactsample/exactsample.hpp"
 
 namespace exactsample::scalar_ref {
 
-// `request` must have passed checks::ParamsAndIds. Fills *trace when given.
-Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace);
+// `request` must have passed checks::ParamsAndIds. Fills *trace and
+// *distribution (SampleOptions::distribution) when given.
+// With `choose`, steps 10 and 11 are its answer to the distribution (one of
+// its ids): no draw is taken (the speculative page's tests draw instead).
+using Choose = std::function<int32_t(std::span<const KeptProb> distribution)>;
+Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace,
+                     std::vector<KeptProb>* distribution = nullptr,
+                     const Choose* choose = nullptr);
 
 // Token::top_logprobs: the first `count` finite ids of (logprob desc, id
 // asc) order, logprob = (l[i] - max) - log(z), into out; returns how many.

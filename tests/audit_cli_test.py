@@ -192,8 +192,12 @@ class AuditTest(cli_harness.TempDirTest):
                                      "repetition_penalty": 1.3}, "seed": 6, "row": 2},
             {"name": "c", "params": {"temperature": 0}, "prompt": [4], "seed": 7, "steps": 3},
             {"name": "d", "seed": 8, "steps": 2},  # row 3 % 3 = 0
+            # A penalty window shorter than prompt + generated.
+            {"name": "e", "params": {"penalty_last_n": 3, "repetition_penalty": 1.6,
+                                     "presence_penalty": 0.8, "frequency_penalty": 0.6},
+             "prompt": [5, 5, 9, 1, 2], "seed": 9, "steps": 10, "row": 1},
         ]
-        row_of = [0, 2, 2, 0]
+        row_of = [0, 2, 2, 0, 1]
         # f16: the engines read the words, the transcription the f16 values.
         halves = [[struct.unpack("<e", struct.pack("<e", x))[0] for x in row] for row in rows]
         for dtype, values in (("<f4", rows), ("<f8", rows), ("<f2", halves)):
@@ -206,13 +210,13 @@ class AuditTest(cli_harness.TempDirTest):
             status, out, err = audit("--logits", self.path("x.npy"), "--requests",
                                      self.path("r.jsonl"), "--against", self.path("py.jsonl"))
             self.assertEqual(status, 0, err + json.dumps(out))
-            self.assertEqual(self.summary(out)["tokens"], 6 + 12 + 3 + 2)
+            self.assertEqual(self.summary(out)["tokens"], 6 + 12 + 3 + 2 + 10)
 
     def test_npy_with_flags_and_one_row(self):
         write_npy(self.path("x.npy"), self.rows(4, 30))
         status, out, err = audit("--logits", self.path("x.npy"), "--temperature", "0.7",
                                  "--top-k", "5", "--frequency-penalty", "0.5",
-                                 "--seed", "3", "--steps", "4")
+                                 "--penalty-last-n", "2", "--seed", "3", "--steps", "4")
         self.assertEqual(status, 0, err)
         self.assertEqual((self.summary(out)["requests"], self.summary(out)["tokens"]), (4, 16))
         write_npy(self.path("one.npy"), self.rows(1, 30), one_d=True)
@@ -235,6 +239,9 @@ class AuditTest(cli_harness.TempDirTest):
         status, _, err = audit("--logits", self.path("cut.npy"))
         self.assertEqual(status, 2)
         self.assertIn("truncated data", err)
+        status, _, err = audit("--logits", self.path("x.npy"), "--penalty-last-n", "-1")
+        self.assertEqual(status, 2)
+        self.assertIn("bad flag: penalty_last_n = -1", err)
         for line, reason in [({"seed": 1, "top_k": 3}, 'unknown field "top_k"'),
                              ({"seed": 1, "row": 2}, "row: expected an integer in [0, 1], got 2"),
                              ({"steps": 1}, "seed")]:

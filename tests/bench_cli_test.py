@@ -23,7 +23,8 @@ import cli_harness  # noqa: E402
 CLI = None  # set by main()
 CONFIGS = ["plain", "topk40", "topp", "minp", "full", "greedy"]
 FIELDS = ["engine", "config", "vocab", "target", "threads", "logprob", "median_us",
-          "min_us", "iters", "batch", "contend", "dtype", "architecture", "emulator"]
+          "min_us", "iters", "batch", "contend", "dtype", "history", "architecture",
+          "emulator"]
 
 
 def bench(*args):
@@ -57,8 +58,8 @@ class BenchCliTest(cli_harness.TempDirTest):
             self.assertIsInstance(r["min_us"], float)
             self.assertGreater(r["min_us"], 0)
             self.assertLessEqual(r["min_us"], r["median_us"])
-            self.assertEqual((r["vocab"], r["threads"], r["logprob"], r["dtype"]),
-                             (4096, 1, True, "f32"))
+            self.assertEqual((r["vocab"], r["threads"], r["logprob"], r["dtype"], r["history"]),
+                             (4096, 1, True, "f32", None))
         cells = {(r["config"], r["engine"]): r for r in rows}
         expected = [("floor", "fast"), ("floor-scalar", "scalar")] + [
             (c, e) for c in CONFIGS for e in ("reference", "fast")]
@@ -143,6 +144,29 @@ class BenchCliTest(cli_harness.TempDirTest):
                           "--engine", "fast")
         self.assertEqual([(r["batch"], r["contend"]) for r in rows], [(0, 0), (0, 0)])
 
+    def test_history_rows_and_ratios(self):
+        # A row per configuration (and full with its penalties off) per N,
+        # the configurations in their order, the lengths in the order given;
+        # the floor stays stateless.
+        rows = bench_json("--vocab", "4096", "--iters", "3", "--config", "full,topk40",
+                          "--engine", "fast", "--history", "0,1000")
+        self.assertEqual([(r["config"], r["history"]) for r in rows],
+                         [("floor", None), ("topk40", 0), ("topk40", 1000), ("full", 0),
+                          ("full", 1000), ("full-nopen", 0), ("full-nopen", 1000)])
+        rows = bench_json("--vocab", "3000", "--iters", "10", "--config", "minp",
+                          "--history", "6", "--dtype", "bf16", "--bias", "4")
+        self.assertEqual([(r["config"], r["engine"], r["dtype"], r["history"]) for r in rows],
+                         [("floor", "fast", "f32", None), ("minp", "reference", "bf16", 6),
+                          ("minp", "fast", "bf16", 6), ("minp+", "fast", "bf16", 6)])
+        status, out, err = bench("--vocab", "3000", "--iters", "3", "--config", "full",
+                                 "--engine", "fast", "--history", "0,20,300")
+        self.assertEqual(status, 0, err)
+        self.assertIn("sequence path, median with N history ids / median with N = 0", out)
+        self.assertRegex(out, r"\nconfig +engine +dtype +threads +N=20 +N=300\n")
+        for config in ("full", "full-nopen"):
+            self.assertRegex(out, rf"\n{config} +fast +f32 +1 +\d+\.\d\d +\d+\.\d\d\n")
+            self.assertRegex(out, rf"\n{config} +fast +\S+ +f32 +1 +[0-9.]+ +[0-9.]+ +3 +300\n")
+
     def test_every_supported_target(self):
         for target in supported_targets():
             rows = bench_json("--vocab", "1000", "--iters", "2", "--config", "floor",
@@ -218,7 +242,11 @@ class BenchCliTest(cli_harness.TempDirTest):
                 (["--batch", "0"], "batch"),
                 (["--contend", "-1"], "contend"),
                 (["--dtype", "f8"], "--dtype: f8"),
-                (["--dtype", "f32,bf8"], "bf8")]:
+                (["--dtype", "f32,bf8"], "bf8"),
+                (["--history", "-1"], "--history"),
+                (["--history", "0,x"], "--history"),
+                (["--history", "16777217"], "--history"),
+                (["--history", "10", "--batch", "2"], "drop --batch")]:
             status, _, err = bench(*args)
             self.assertEqual(status, 2, args)
             self.assertIn(reason, err, args)

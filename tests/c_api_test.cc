@@ -131,6 +131,86 @@ TEST(CApi, BadArgumentsReturnStatusesWithMessages) {
   EXPECT_STREQ(exactsample_status_name(EXACTSAMPLE_INVALID_IDS), "invalid ids");
 }
 
+// Each malformed struct gets its own message: which struct or field, and for
+// struct_size the size given and the size this version expects.
+TEST(CApi, EachMalformedStructIsNamed) {
+  Sampler s;
+  const auto x = Row(16);
+  exactsample_rng rng;
+  exactsample_rng_stream(1, 4, &rng);
+  const exactsample_rng before = rng;
+  int32_t id = 123;
+  double lp = 0;
+  const auto message = [&](const exactsample_params* p, const exactsample_extras* e) {
+    EXPECT_EQ(exactsample_sample_ex(s.s, x.data(), 16, nullptr, 0, nullptr, 0, p, e, &rng, &id, &lp),
+              EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_EQ(id, 123);
+    EXPECT_EQ(rng.state, before.state);
+    return std::string(exactsample_sampler_last_error(s.s));
+  };
+  const std::string params_size = std::to_string(sizeof(exactsample_params));
+  const std::string extras_size = std::to_string(sizeof(exactsample_extras));
+  exactsample_params p = Params();
+  EXPECT_EQ(message(nullptr, nullptr), "params is NULL");
+  p.struct_size = 8;
+  EXPECT_EQ(message(&p, nullptr),
+            "exactsample_params.struct_size = 8, expected " + params_size +
+                " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
+  p.struct_size = sizeof(exactsample_params) + 8;  // a newer caller's larger struct
+  EXPECT_EQ(message(&p, nullptr),
+            "exactsample_params.struct_size = " + std::to_string(sizeof(exactsample_params) + 8) +
+                ", expected " + params_size +
+                " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
+  p = Params();
+  exactsample_extras e{};
+  EXPECT_EQ(message(&p, &e),
+            "exactsample_extras.struct_size = 0, expected " + extras_size +
+                " (sizeof(exactsample_extras) in this version; zero the struct and set it to sizeof)");
+  const auto with = [](auto set) {
+    exactsample_extras x{};
+    x.struct_size = sizeof x;
+    set(x);
+    return x;
+  };
+  static const int32_t ids[] = {1};
+  static const double values[] = {1.0};
+  e = with([](exactsample_extras& x) { x.bias_len = 2; x.bias_values = values; });
+  EXPECT_EQ(message(&p, &e), "extras.bias_ids is NULL with bias_len = 2");
+  e = with([](exactsample_extras& x) { x.bias_len = 1; x.bias_ids = ids; });
+  EXPECT_EQ(message(&p, &e), "extras.bias_values is NULL with bias_len = 1");
+  e = with([](exactsample_extras& x) { x.allowed_len = 3; });
+  EXPECT_EQ(message(&p, &e), "extras.allowed_ids is NULL with allowed_len = 3");
+  e = with([](exactsample_extras& x) { x.banned_len = 4; });
+  EXPECT_EQ(message(&p, &e), "extras.banned_ids is NULL with banned_len = 4");
+  e = with([](exactsample_extras& x) { x.allowed_bitmask_words = 5; });
+  EXPECT_EQ(message(&p, &e), "extras.allowed_bitmask is NULL with allowed_bitmask_words = 5");
+  e = with([](exactsample_extras& x) { x.top_logprobs = 2; });
+  EXPECT_EQ(message(&p, &e),
+            "extras.top_logprobs = 2 needs top_ids and top_logprob_values (one is NULL)");
+
+  // A batch row says the same, with its index.
+  p.struct_size = 8;
+  exactsample_row row{nullptr, 0, nullptr, 0, &p, &rng};
+  exactsample_token out;
+  EXPECT_EQ(exactsample_sample_batch(s.s, x.data(), 1, 16, 16, &row, &out, 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
+            "row 0: exactsample_params.struct_size = 8, expected " + params_size +
+                " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
+  p = Params();
+  e = with([](exactsample_extras& x) { x.banned_len = 4; });
+  EXPECT_EQ(exactsample_sample_batch_ex(s.s, x.data(), 1, 16, 16, &row, &e, &out, 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
+            "row 0: extras.banned_ids is NULL with banned_len = 4");
+  row.rng = nullptr;
+  EXPECT_EQ(exactsample_sample_batch(s.s, x.data(), 1, 16, 16, &row, &out, 1),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
+            "row 0: rng is NULL");
+  EXPECT_EQ(rng.state, before.state);
+}
+
 TEST(CApi, BatchSamplesGoodRowsAndReportsBadOnes) {
   Sampler s;
   const size_t vocab = 64, stride = 80, rows = 5;
@@ -200,69 +280,30 @@ TEST(CApi, FaultsNameTheParameterAndTheRow) {
   const exactsample_rng before = rng;
   int32_t id = 123;
   const int32_t ids[] = {1};
-  const double values[] = {0.5};
-  const auto extras = [] {
-    exactsample_extras e{};
-    e.struct_size = sizeof e;
-    return e;
-  };
-  struct Fault {
-    exactsample_extras e;
-    exactsample_status status;
-    std::string message;
-  };
-  std::vector<Fault> faults;
-  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
-                    "extras->struct_size = 4: not sizeof(exactsample_extras) = " +
-                        std::to_string(sizeof(exactsample_extras))});
-  faults.back().e.struct_size = 4;
-  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
-                    "extras->bias_ids is NULL with bias_len = 1"});
-  faults.back().e.bias_values = values;
-  faults.back().e.bias_len = 1;
-  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
-                    "extras->bias_values is NULL with bias_len = 1"});
-  faults.back().e.bias_ids = ids;
-  faults.back().e.bias_len = 1;
-  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
-                    "extras->banned_ids is NULL with banned_len = 2"});
-  faults.back().e.banned_len = 2;
-  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
-                    "extras->allowed_bitmask is NULL with allowed_bitmask_words = 1"});
-  faults.back().e.allowed_bitmask_words = 1;
-  faults.push_back({extras(), EXACTSAMPLE_INVALID_ARGUMENT,
-                    "extras->top_logprob_values is NULL with top_logprobs = 3"});
-  int32_t top_ids[3];
-  faults.back().e.top_logprobs = 3;
-  faults.back().e.top_ids = top_ids;
-  faults.push_back({extras(), EXACTSAMPLE_DEGENERATE,
-                    "extras->allowed_ids: not NULL with allowed_len = 0, an empty list: no id "
-                    "may be drawn; pass NULL to allow every id"});
-  faults.back().e.allowed_ids = ids;
-  for (const Fault& f : faults) {
-    EXPECT_EQ(exactsample_sample_ex(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, &f.e, &rng,
-                                    &id, nullptr),
-              f.status);
-    EXPECT_EQ(exactsample_sampler_last_error(s.s), f.message);
-  }
+  exactsample_extras empty_allow{};
+  empty_allow.struct_size = sizeof empty_allow;
+  empty_allow.allowed_ids = ids;  // allowed_len 0
+  const std::string empty = "extras.allowed_ids: not NULL with allowed_len = 0, an empty list: "
+                            "no id may be drawn; pass NULL to allow every id";
+  EXPECT_EQ(exactsample_sample_ex(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, &empty_allow,
+                                  &rng, &id, nullptr),
+            EXACTSAMPLE_DEGENERATE);
+  EXPECT_EQ(exactsample_sampler_last_error(s.s), empty);
   const auto single = [&](const float* logits, const int32_t* prompt, size_t prompt_len,
-                          const exactsample_params* params, exactsample_rng* r, int32_t* out) {
-    EXPECT_EQ(exactsample_sample(s.s, logits, 16, prompt, prompt_len, nullptr, 0, params, r,
-                                 out, nullptr),
+                          const int32_t* generated, size_t generated_len, exactsample_rng* r,
+                          int32_t* out) {
+    EXPECT_EQ(exactsample_sample(s.s, logits, 16, prompt, prompt_len, generated, generated_len,
+                                 &p, r, out, nullptr),
               EXACTSAMPLE_INVALID_ARGUMENT);
     return std::string(exactsample_sampler_last_error(s.s));
   };
-  exactsample_params wrong = p;
-  wrong.struct_size = 3;
-  EXPECT_EQ(single(nullptr, nullptr, 0, &p, &rng, &id), "logits is NULL with vocab = 16");
-  EXPECT_EQ(single(x.data(), nullptr, 2, &p, &rng, &id), "prompt is NULL with prompt_len = 2");
-  EXPECT_EQ(single(x.data(), nullptr, 0, &p, nullptr, &id), "rng is NULL");
-  EXPECT_EQ(single(x.data(), nullptr, 0, &p, &rng, nullptr), "id is NULL");
-  EXPECT_EQ(single(x.data(), nullptr, 0, nullptr, &rng, &id),
-            "params is NULL; call exactsample_params_init on one");
-  EXPECT_EQ(single(x.data(), nullptr, 0, &wrong, &rng, &id),
-            "params->struct_size = 3: not sizeof(exactsample_params) = " +
-                std::to_string(sizeof(exactsample_params)) + "; call exactsample_params_init");
+  EXPECT_EQ(single(nullptr, nullptr, 0, nullptr, 0, &rng, &id), "logits is NULL with vocab = 16");
+  EXPECT_EQ(single(x.data(), nullptr, 2, nullptr, 0, &rng, &id),
+            "prompt is NULL with prompt_len = 2");
+  EXPECT_EQ(single(x.data(), nullptr, 0, nullptr, 5, &rng, &id),
+            "generated is NULL with generated_len = 5");
+  EXPECT_EQ(single(x.data(), nullptr, 0, nullptr, 0, nullptr, &id), "rng is NULL");
+  EXPECT_EQ(single(x.data(), nullptr, 0, nullptr, 0, &rng, nullptr), "id is NULL");
   EXPECT_EQ(id, 123);
   EXPECT_EQ(rng.state, before.state);
   EXPECT_EQ(rng.draws_u32, before.draws_u32);
@@ -277,21 +318,19 @@ TEST(CApi, FaultsNameTheParameterAndTheRow) {
   for (size_t r = 0; r < rows; ++r) req[r].rng = &rngs[r];
   req[1].generated_len = 4;
   req[2].rng = nullptr;
-  req[3].params = &wrong;
-  std::vector<exactsample_extras> row_extras(rows, extras());
-  row_extras[4].allowed_ids = ids;
+  req[3].prompt_len = 1;
+  exactsample_extras none{};
+  none.struct_size = sizeof none;
+  std::vector<exactsample_extras> row_extras(rows, none);
+  row_extras[4] = empty_allow;
   std::vector<exactsample_token> out(rows);
   EXPECT_EQ(exactsample_sample_batch_ex(s.s, m.data(), rows, 16, 16, req.data(),
                                         row_extras.data(), out.data(), 2),
             EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(out[0].status, EXACTSAMPLE_OK);
-  const std::string want[] = {
-      "", "row 1: row_requests[1].generated is NULL with generated_len = 4",
-      "row 2: row_requests[2].rng is NULL",
-      "row 3: row_requests[3].params->struct_size = 3: not sizeof(exactsample_params) = " +
-          std::to_string(sizeof(exactsample_params)) + "; call exactsample_params_init",
-      "row 4: extras[4].allowed_ids: not NULL with allowed_len = 0, an empty list: no id may "
-      "be drawn; pass NULL to allow every id"};
+  const std::string want[] = {"", "row 1: generated is NULL with generated_len = 4",
+                              "row 2: rng is NULL", "row 3: prompt is NULL with prompt_len = 1",
+                              "row 4: " + empty};
   for (size_t r = 1; r < rows; ++r) {
     EXPECT_EQ(out[r].status, r == 4 ? EXACTSAMPLE_DEGENERATE : EXACTSAMPLE_INVALID_ARGUMENT);
     EXPECT_EQ(exactsample_sampler_row_error(s.s, r), want[r]);

@@ -69,12 +69,14 @@ def main():
     ap.add_argument("--engine", default="reference", help="reference or fast")
     ap.add_argument("--features", action="store_true",
                     help="cases with logit bias, masks and top_logprobs")
+    ap.add_argument("--windows", action="store_true",
+                    help="cases with penalty windows (penalty_last_n)")
     ap.add_argument("--all-targets", action="store_true",
                     help="run the fast engine on every target `targets --supported` lists")
     args = ap.parse_args()
 
     cases = replay_cases.random_cases(args.cases, args.seed, args.vocab_max,
-                                       args.vocab_min, args.features)
+                                       args.vocab_min, args.features, args.windows)
     fd, path = tempfile.mkstemp(prefix="parity_", suffix=".json")
     os.close(fd)
     replay_cases.write_cases(path, cases)

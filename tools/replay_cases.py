@@ -7,11 +7,12 @@ tools/spec_sampler.py read. The mix: vocabularies from 2 to vocab_max,
 boundary), histories on the top ids, penalties pushing logits across 0,
 temperatures from 1e-3 to 100, top_p 0 and exactly at (or one ulp around)
 a partial sum, min_p up to 1 and at a q ratio, greedy, every filter
-together, and a few inputs the spec rules out.
+together, and a few inputs the spec rules out; with `windows`, penalty
+windows (penalty_last_n) shorter and longer than the history.
 
     import replay_cases; cases = replay_cases.random_cases(300, seed=1)
     python3 tools/replay_cases.py --out FILE --count N --seed S --vocab-max V
-                                  [--vocab-min W]
+                                  [--vocab-min W] [--features] [--windows]
 """
 
 import argparse
@@ -194,15 +195,37 @@ def random_features(rng, x, params):
                     x[order[r + 1]] = x[order[r]]
 
 
+def random_window(rng, x, case):
+    """The penalty window on a valid case: a penalty on, a longer prompt
+    (often the top ids, so that ids enter and leave the window), more steps,
+    and penalty_last_n from 1 to beyond the whole history."""
+    params = case["params"]
+    top = ranked(x)[:6] or [0]
+    case["prompt"] = case["prompt"] + [
+        rng.choice(top) if rng.random() < 0.7 else rng.randrange(len(x))
+        for _ in range(rng.choice([0, 2, 5, 20, 40]))]
+    case["steps"] = rng.choice([12, 24, 40])
+    if rng.random() < 0.7 or "repetition_penalty" not in params:
+        params["repetition_penalty"] = rng.choice([rng.uniform(0.5, 2.0), 1.5, 0.7])
+    if rng.random() < 0.7:
+        params["presence_penalty"] = rng.uniform(-2.0, 2.0)
+    if rng.random() < 0.7:
+        params["frequency_penalty"] = rng.uniform(-1.5, 1.5)
+    history = len(case["prompt"]) + case["steps"]
+    params["penalty_last_n"] = rng.choice(
+        [1, 2, 3, 5, 8, 16, rng.randint(1, history), len(case["prompt"]),
+         len(case["prompt"]) + 1, history, (1 << 63) - 1, 0])
+
+
 def random_seed(rng):
     return rng.choice([0, (1 << 64) - 1, rng.getrandbits(64), rng.getrandbits(64)])
 
 
-def random_case(rng, name, vocab_max=5000, vocab_min=2, features=None):
+def random_case(rng, name, vocab_max=5000, vocab_min=2, features=None, windows=None):
     """One valid case (the spec accepts every input it has); the vocabulary
     size is log-uniform in [vocab_min, vocab_max]. With `features` (a
     generator of its own, so the other draws stay as without it) the
-    library's additions too."""
+    library's additions too; with `windows` (the same) a penalty window."""
     vocab = int(math.exp(rng.uniform(math.log(vocab_min), math.log(vocab_max + 1))))
     vocab = max(vocab_min, min(vocab, vocab_max))
     x = random_logits(rng, vocab)
@@ -210,9 +233,11 @@ def random_case(rng, name, vocab_max=5000, vocab_min=2, features=None):
     params = random_params(rng, x, prompt)
     if features is not None:
         random_features(features, x, params)
-    return {"name": name, "logits": encode(x), "params": params,
-            "prompt": prompt, "seed": random_seed(rng),
-            "steps": rng.choice([1, 5, 12, 12, 16])}
+    case = {"name": name, "logits": encode(x), "params": params, "prompt": prompt,
+            "seed": random_seed(rng), "steps": rng.choice([1, 5, 12, 12, 16])}
+    if windows is not None:
+        random_window(windows, x, case)
+    return case
 
 
 def bad_cases():
@@ -279,6 +304,16 @@ def feature_bad_cases():
     ]]
 
 
+def window_bad_cases():
+    """Bad penalty windows, each alone."""
+    base = {"logits": [0.5, -1.0, 2.0], "prompt": [2, 2], "seed": 3, "steps": 3}
+    return [dict(base, name="bad_" + name, params=params) for name, params in [
+        ("window_negative", {"penalty_last_n": -1, "repetition_penalty": 1.5}),
+        ("window_most_negative", {"penalty_last_n": -(1 << 63)}),
+        ("window_fraction", {"penalty_last_n": 2.5}),
+    ]]
+
+
 def edge_cases():
     """Valid inputs at the edges the spec defines."""
     return [
@@ -305,16 +340,20 @@ def edge_cases():
     ]
 
 
-def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False):
+def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False, windows=False):
     """`count` cases from a fixed seed: the edge and bad-input cases first
     (as many as fit), then random valid ones; `features`: with the library's
-    additions (bias, masks, top_logprobs) and their bad inputs."""
+    additions (bias, masks, top_logprobs) and their bad inputs; `windows`:
+    with penalty windows and their bad inputs."""
     rng = random.Random(seed)
-    fixed = edge_cases() + bad_cases() + (feature_bad_cases() if features else [])
+    fixed = (edge_cases() + bad_cases() + (feature_bad_cases() if features else []) +
+             (window_bad_cases() if windows else []))
     cases = fixed[:count]
     while len(cases) < count:
         extra = random.Random(f"{seed}/{len(cases)}") if features else None
-        cases.append(random_case(rng, f"random_{len(cases)}", vocab_max, vocab_min, extra))
+        window = random.Random(f"{seed}/{len(cases)}/window") if windows else None
+        cases.append(random_case(rng, f"random_{len(cases)}", vocab_max, vocab_min, extra,
+                                 window))
     return cases
 
 
@@ -332,11 +371,13 @@ def main():
     ap.add_argument("--vocab-min", type=int, default=2)
     ap.add_argument("--features", action="store_true",
                     help="add logit bias, masks and top_logprobs to the cases")
+    ap.add_argument("--windows", action="store_true",
+                    help="add penalty windows (penalty_last_n) to the cases")
     args = ap.parse_args()
     if not 1 <= args.vocab_min <= args.vocab_max:
         ap.error("need 1 <= --vocab-min <= --vocab-max")
     write_cases(args.out, random_cases(args.count, args.seed, args.vocab_max,
-                                       args.vocab_min, args.features))
+                                       args.vocab_min, args.features, args.windows))
 
 
 if __name__ == "__main__":

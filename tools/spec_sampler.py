@@ -24,7 +24,11 @@ Beyond the spec, the library's rules (README): params.logit_bias ({"id":
 bias}, each key an id in canonical decimal), added to the widened logits
 after step 1; allowed_token_ids (an empty one is an error) and
 banned_token_ids, masking ids to -inf after the bias, before step 2;
-top_logprobs (N in [0, 20]); and the processed logprob of each token.
+top_logprobs (N in [0, 20]); the processed logprob of each token; and the
+penalty window penalty_last_n (docs/sequence.md, "Penalty window"): 0 is
+the spec's whole history; n > 0 applies the repetition penalty over the
+distinct ids of the last n tokens of prompt followed by generated, and
+presence and frequency over the counts in the last n generated tokens.
 """
 
 import json
@@ -91,6 +95,7 @@ DEFAULTS = {
     "min_p": 0.0,
     # The library's additions (not spec fields).
     "top_logprobs": 0,
+    "penalty_last_n": 0,  # 0: the whole history
     "logit_bias": {},  # id -> bias
     "allowed_token_ids": None,  # None or []: every id allowed
     "banned_token_ids": [],
@@ -120,6 +125,9 @@ def check_params(p):
             raise BadInput(f"{name} = {p[name]!r}: must be finite")
     if not 0 <= p["top_logprobs"] <= MAX_TOP_LOGPROBS:
         raise BadInput(f"top_logprobs = {p['top_logprobs']!r}: must be in [0, 20]")
+    if p["penalty_last_n"] < 0:
+        raise BadInput(f"penalty_last_n = {p['penalty_last_n']!r}: "
+                       "must be >= 0 (0: the whole history)")
 
 
 def check_logits(x):
@@ -216,9 +224,17 @@ def sample(x, prompt, out, p, rng):
     if all(l[i] == -math.inf for i in range(V)):
         raise BadInput("mask: every id with a finite logit is masked out")
 
+    #    The penalty window (the library's rule): n > 0 keeps the last n
+    #    tokens of prompt followed by out for step 2, the last n of out for
+    #    step 3; 0 keeps everything (the spec).
+    n = p["penalty_last_n"]
+    history = prompt + out
+    recent = history[len(history) - n:] if 0 < n < len(history) else history
+    recent_out = out[len(out) - n:] if 0 < n < len(out) else out
+
     # 2. Repetition penalty over the distinct ids of prompt and out.
     if r != 1:
-        for i in sorted(set(prompt) | set(out)):
+        for i in sorted(set(recent)):
             if l[i] > 0:
                 l[i] = l[i] / r
             else:
@@ -227,7 +243,7 @@ def sample(x, prompt, out, p, rng):
     # 3. Presence and frequency over the generated ids (count c > 0).
     if a_p != 0 or a_f != 0:
         count = {}
-        for i in out:
+        for i in recent_out:
             count[i] = count.get(i, 0) + 1
         for i in sorted(count):
             l[i] = l[i] - a_f * count[i] - a_p
@@ -456,7 +472,7 @@ def read_case(case):
     for name, value in given.items():
         if name not in DEFAULTS:
             raise BadInput(f"params: unknown field {name!r}")
-        if name in ("top_k", "top_logprobs"):
+        if name in ("top_k", "top_logprobs", "penalty_last_n"):
             params[name] = to_int(value, name, -(1 << 63), (1 << 63) - 1)
         elif name == "logit_bias":
             params[name] = read_bias(value, len(x))

@@ -1,6 +1,7 @@
 # Type stubs of the compiled module exactsample._exactsample.
 import enum
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
+from typing import Sequence as SequenceOf
 
 __version__: str
 
@@ -49,6 +50,7 @@ class SamplingParams:
     top_p: float
     min_p: float
     top_logprobs: int
+    penalty_last_n: int
     def __init__(
         self,
         *,
@@ -60,6 +62,7 @@ class SamplingParams:
         top_p: float = 1.0,
         min_p: float = 0.0,
         top_logprobs: int = 0,
+        penalty_last_n: int = 0,
     ) -> None: ...
 
 class Token:
@@ -113,18 +116,83 @@ def validate(
 ) -> None: ...
 def sample_batch(
     rows: ArrayLike,
-    params: Union[SamplingParams, Sequence[Optional[SamplingParams]], None],
-    rngs: Sequence[Pcg32],
+    params: Union[SamplingParams, SequenceOf[Optional[SamplingParams]], None],
+    rngs: SequenceOf[Pcg32],
     *,
-    prompts: Optional[Sequence[Ids]] = None,
-    generated: Optional[Sequence[Ids]] = None,
+    prompts: Optional[SequenceOf[Ids]] = None,
+    generated: Optional[SequenceOf[Ids]] = None,
     threads: int = 0,
     engine: str = "fast",
     logprob: bool = True,
-    logit_bias: Union[Mapping[Union[int, str], float], Sequence[Optional[Mapping[Union[int, str], float]]], None] = None,
-    allowed_token_ids: Optional[Sequence[Ids]] = None,
-    banned_token_ids: Optional[Sequence[Ids]] = None,
-    allowed_bitmask: Optional[Sequence[Optional[ArrayLike]]] = None,
+    logit_bias: Union[Mapping[Union[int, str], float], SequenceOf[Optional[Mapping[Union[int, str], float]]], None] = None,
+    allowed_token_ids: Optional[SequenceOf[Ids]] = None,
+    banned_token_ids: Optional[SequenceOf[Ids]] = None,
+    allowed_bitmask: Optional[SequenceOf[Optional[ArrayLike]]] = None,
+    dtype: Optional[str] = None,
+) -> list[Union[Token, SampleError]]: ...
+
+Bias = Optional[Mapping[Union[int, str], float]]
+
+# One request followed from step to step (docs/sequence.md). Used by one
+# thread at a time: a call that finds it in use raises RuntimeError.
+class Sequence:
+    def __init__(
+        self,
+        vocab: int,
+        params: Optional[SamplingParams] = None,
+        *,
+        seed: Optional[int] = None,
+        rng: Optional[Pcg32] = None,
+        logit_bias: Bias = None,
+        allowed_token_ids: Ids = None,
+        banned_token_ids: Ids = None,
+        allowed_bitmask: Optional[ArrayLike] = None,
+    ) -> None: ...
+    def sample(
+        self,
+        logits: ArrayLike,
+        *,
+        params: Optional[SamplingParams] = None,
+        engine: str = "fast",
+        logprob: bool = True,
+        logit_bias: Bias = None,
+        allowed_token_ids: Ids = None,
+        banned_token_ids: Ids = None,
+        allowed_bitmask: Optional[ArrayLike] = None,
+        dtype: Optional[str] = None,
+    ) -> Token: ...
+    sample_only = sample  # the same arguments; the token is not appended
+    def accept(self, id: int) -> None: ...
+    def accept_prompt(self, ids: Iterable[int]) -> None: ...
+    def reset(self) -> None: ...
+    def clone(self) -> Sequence: ...
+    def __copy__(self) -> Sequence: ...
+    def __deepcopy__(self, memo: Any) -> Sequence: ...
+    def snapshot(self) -> bytes: ...
+    @staticmethod
+    def restore(snapshot: Union[bytes, bytearray, memoryview]) -> Sequence: ...
+    @property
+    def vocab(self) -> int: ...
+    @property
+    def params(self) -> SamplingParams: ...
+    @property
+    def prompt(self) -> Any: ...  # a new numpy int32 array
+    @property
+    def generated(self) -> Any: ...  # a new numpy int32 array
+    @property
+    def rng(self) -> Pcg32: ...
+    @rng.setter
+    def rng(self, rng: Pcg32) -> None: ...
+
+def sample_batch_sequences(
+    sequences: SequenceOf[Sequence],
+    rows: ArrayLike,
+    *,
+    params: Union[SamplingParams, SequenceOf[Optional[SamplingParams]], None] = None,
+    threads: int = 0,
+    engine: str = "fast",
+    logprob: bool = True,
+    accept: bool = True,
     dtype: Optional[str] = None,
 ) -> list[Union[Token, SampleError]]: ...
 

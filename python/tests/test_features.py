@@ -135,3 +135,26 @@ def test_batch_rows_take_their_own_features(threads):
             for t in got] == want
     assert any(p.get("logit_bias") for p in trimmed)
     assert any(p.get("allowed_token_ids") for p in trimmed)
+
+
+def test_int32_bitmask_is_read_as_its_bits_in_place():
+    # xgrammar's layout: int32 words, bit i % 32 of word i / 32 (bit 31 the sign bit).
+    v = 100
+    x = np.random.default_rng(3).normal(0, 2, v).astype(np.float32)
+    allowed = [0, 31, 32, 63, 64, 95, 99]  # bit 31 set in words 0, 1 and 2
+    words = np.zeros((v + 31) // 32, dtype=np.uint32)
+    for i in allowed:
+        words[i // 32] |= np.uint32(1 << (i % 32))
+    signed = words.view(np.int32)
+    assert (signed < 0).any()
+    params = xs.SamplingParams(temperature=0.9, top_logprobs=5)
+    for seed in range(20):
+        a, b, c = xs.stream(seed), xs.stream(seed), xs.stream(seed)
+        want = xs.sample(x, params, a, allowed_token_ids=allowed)
+        assert xs.sample(x, params, b, allowed_bitmask=words) == want
+        assert xs.sample(x, params, c, allowed_bitmask=signed) == want
+        assert a == b == c
+    before = signed.copy()
+    xs.sample_batch(np.stack([x, x]), params, [xs.stream(1), xs.stream(2)],
+                    allowed_bitmask=[signed, words])
+    assert (signed == before).all()

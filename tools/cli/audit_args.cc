@@ -36,6 +36,9 @@ CLI::App* AddAuditCommand(CLI::App& app, AuditOptions& o) {
       audit->add_option("--repetition-penalty", p.repetition_penalty)->check(Real()),
       audit->add_option("--presence-penalty", p.presence_penalty)->check(Real()),
       audit->add_option("--frequency-penalty", p.frequency_penalty)->check(Real()),
+      audit->add_option("--penalty-last-n", p.penalty_last_n,
+                        "penalty window: the last N tokens (default 0: the whole history)")
+          ->check(Signed64()),
       audit->add_option("--seed", o.seed, "unsigned 64-bit; stream(seed, 4)")
           ->check(Unsigned64()),
       audit->add_option("--steps", o.steps,

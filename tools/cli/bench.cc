@@ -11,7 +11,9 @@
 #include <iostream>
 #include <list>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "exactsample/batch.hpp"
 #include "exactsample/targets.hpp"
@@ -20,6 +22,7 @@
 #include "tools/lib/floor_pass.hpp"
 #include "tools/lib/half_rows.hpp"
 #include "tools/lib/standard_inputs.hpp"
+#include "tools/cli/bench_history.hpp"
 #include "tools/cli/bench_report.hpp"
 #include "tools/cli/bench_row.hpp"
 
@@ -140,9 +143,26 @@ Extras MakeExtras(const BenchOptions& o, std::span<const float> logits) {
   return e;
 }
 
+// The parameters --history times a configuration with: its own, and its
+// penalties off too when it has any ("<config>-nopen").
+std::vector<std::pair<std::string, SamplingParams>> Variants(const StandardConfig& c) {
+  std::vector<std::pair<std::string, SamplingParams>> out{{c.name, c.params}};
+  const SamplingParams& p = c.params;
+  if (p.repetition_penalty != 1.0 || p.presence_penalty != 0.0 || p.frequency_penalty != 0.0) {
+    SamplingParams off = p;
+    off.repetition_penalty = 1.0;
+    off.presence_penalty = off.frequency_penalty = 0.0;
+    out.emplace_back(c.name + "-nopen", off);
+  }
+  return out;
+}
+
 }  // namespace
 
 int Bench(const BenchOptions& o) {
+  if (!o.history.empty() && o.batch > 0) {
+    return BadInput("--history times single calls through a Sequence; drop --batch");
+  }
   std::vector<float> logits;
   if (o.logits.empty()) {
     logits = StandardRow(o.vocab, o.row_seed != 0 ? o.row_seed : kStandardRowSeed);
@@ -218,24 +238,53 @@ int Bench(const BenchOptions& o) {
   if (wanted("floor")) floor_cell("floor", FloorKernels::simd);
   if (wanted("floor-scalar")) floor_cell("floor-scalar", FloorKernels::scalar);
 
+  // What the configurations are timed as: the stateless call with their
+  // own history, or with --history through a Sequence holding each length.
+  struct Timed {
+    std::string name;
+    SamplingParams params;
+    int64_t length;  // -1: stateless
+    std::span<const int32_t> history;
+  };
+  std::vector<Timed> timed;
   for (const StandardConfig& c : StandardConfigs()) {
     if (!wanted(c.name)) continue;
-    const std::span<const int32_t> history =
-        histories.emplace_back(StandardHistory(logits.size(), c.history));
-    Request plain_request{logits, {}, history, c.params};
+    if (o.history.empty()) {
+      timed.push_back(
+          {c.name, c.params, -1, histories.emplace_back(StandardHistory(logits.size(), c.history))});
+      continue;
+    }
+    for (const auto& [name, params] : Variants(c)) {
+      for (const int64_t length : o.history) timed.push_back({name, params, length, {}});
+    }
+  }
+  std::optional<Error> refused;
+  for (const Timed& t : timed) {
+    Request plain_request{logits, {}, t.history, t.params};
     const auto engine_cell = [&](Engine engine, int threads, bool with_extras = false) {
       const bool fast = engine == Engine::fast;
       SampleOptions options{engine};
       options.logprob = o.logprob;
       const Request request = with_extras ? extras.With(plain_request) : plain_request;
-      const BenchRow row{c.name + std::string(with_extras ? "+" : ""),
+      const BenchRow row{t.name + std::string(with_extras ? "+" : ""),
                          fast ? "fast" : "reference",
                          fast ? target : "scalar",
                          threads,
                          fast ? o.iters : ReferenceIters(o.iters),
                          0.0,
                          0.0,
-                         tools::TypeName(request.logits_type)};
+                         tools::TypeName(request.logits_type),
+                         t.length};
+      if (t.length >= 0) {
+        options.threads = threads;
+        auto call = SequenceCall(request, static_cast<size_t>(t.length), options);
+        if (!call) {
+          refused = call.error();
+          return;
+        }
+        cells.push_back({row, *call, {}});
+        return;
+      }
       if (o.batch == 0) {
         options.threads = threads;
         // Each row its own workspace, as a runtime keeps one per sequence:
@@ -279,6 +328,7 @@ int Bench(const BenchOptions& o) {
       }
     }
   }
+  if (refused) return BadInput("--history: " + refused->message);
   {
     const BusyThreads busy(o.contend);
     Measure(cells);

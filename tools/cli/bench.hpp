@@ -37,6 +37,10 @@ struct BenchOptions {
   // Row types the engine rows are timed in, each its own rows: f32 (the row
   // as given), f16 or bf16 (the row rounded to 16-bit words, read in place).
   std::vector<std::string> dtypes{"f32"};
+  // > empty: every engine row samples through a Sequence holding N history
+  // ids, a row per N in this list (ratios to the first), and a configuration
+  // with penalties a second set of rows with them off, "<config>-nopen".
+  std::vector<int64_t> history;
 
   bool Extras() const { return bias > 0 || mask > 0.0 || top_logprobs > 0; }
 };

@@ -80,10 +80,18 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
           "f16, bf16 (the row rounded to 16-bit words, read in place); a "
           "ratio to the first is printed",
           CLI::IsMember({"f32", "f16", "bf16"}));
+  AddList(bench, "--history", o.history,
+          "time the sequence path: each engine row samples (sample_only) "
+          "through a Sequence already holding N ids (half prompt, half "
+          "generated, Zipf-like repeats); a comma-separated list gives a row "
+          "per N and the ratio to the first; configurations with penalties "
+          "also get rows \"<config>-nopen\" with them off",
+          CLI::Range(int64_t{0}, int64_t{1} << 24));
   bench->add_flag("--json", o.json,
                   "one JSON object per row: engine, config, vocab, target, threads, "
-                  "logprob, median_us, min_us, iters, batch, contend, dtype, "
-                  "architecture, emulator (null on the hardware)");
+                  "logprob, median_us, min_us, iters, batch, contend, dtype, history "
+                  "(null: a stateless call), architecture, emulator (null on the "
+                  "hardware)");
   return bench;
 }
 

@@ -76,6 +76,46 @@ void PerConfigColumns(const std::vector<Key>& keys, Header header, MedianAt medi
   }
 }
 
+// The distinct history lengths of the Sequence rows, in row order.
+std::vector<int64_t> HistoryLengths(const BenchRun& run) {
+  std::vector<int64_t> lengths;
+  for (const BenchRow& r : run.rows) {
+    if (r.history >= 0 && std::find(lengths.begin(), lengths.end(), r.history) == lengths.end()) {
+      lengths.push_back(r.history);
+    }
+  }
+  return lengths;
+}
+
+// Per Sequence row at the first length, a column per other length: the
+// median of the row alike in all but its length, over its own.
+void PrintHistoryRatios(const BenchRun& run, const std::vector<int64_t>& lengths) {
+  if (lengths.size() < 2) return;
+  std::printf("\nsequence path, median with N history ids / median with N = %lld\n",
+              static_cast<long long>(lengths.front()));
+  std::printf("%-13s %-10s %-5s %7s", "config", "engine", "dtype", "threads");
+  for (size_t j = 1; j < lengths.size(); ++j) {
+    std::printf(" %11s", ("N=" + std::to_string(lengths[j])).c_str());
+  }
+  std::printf("\n");
+  for (const BenchRow& base : run.rows) {
+    if (base.history != lengths.front()) continue;
+    std::printf("%-13s %-10s %-5s %7d", base.config.c_str(), base.engine.c_str(),
+                base.dtype.c_str(), base.threads);
+    for (size_t j = 1; j < lengths.size(); ++j) {
+      std::optional<double> other;
+      for (const BenchRow& r : run.rows) {
+        if (r.history == lengths[j] && r.config == base.config && r.engine == base.engine &&
+            r.dtype == base.dtype && r.threads == base.threads) {
+          other = r.median_us;
+        }
+      }
+      std::printf(" %11s", Ratio(other, base.median_us).c_str());
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 void PrintJson(const BenchRun& run) {
@@ -86,6 +126,7 @@ void PrintJson(const BenchRun& run) {
         {"target", r.target},       {"threads", r.threads}, {"logprob", run.logprob},
         {"median_us", r.median_us}, {"min_us", r.min_us},   {"iters", r.iters},
         {"batch", run.batch},       {"contend", run.contend},  {"dtype", r.dtype},
+        {"history", r.history < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(r.history)},
         {"architecture", platform::Architecture()},
         {"emulator", emulator.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(emulator)}};
     std::cout << line.dump() << "\n";
@@ -103,12 +144,21 @@ void PrintTable(const BenchRun& run) {
     std::printf("note: these are the emulator's times, not the hardware's\n");
   }
   std::printf("\n");
-  std::printf("%-13s %-10s %-7s %-5s %7s %12s %12s %7s\n", "config", "engine", "target",
-              "dtype", "threads", "median_us", "min_us", "iters");
+  const std::vector<int64_t> lengths = HistoryLengths(run);
+  std::printf("%-13s %-10s %-7s %-5s %7s %12s %12s %7s%s\n", "config", "engine", "target",
+              "dtype", "threads", "median_us", "min_us", "iters",
+              lengths.empty() ? "" : "  history");
   for (const BenchRow& r : run.rows) {
-    std::printf("%-13s %-10s %-7s %-5s %7d %12.2f %12.2f %7d\n", r.config.c_str(),
+    std::printf("%-13s %-10s %-7s %-5s %7d %12.2f %12.2f %7d", r.config.c_str(),
                 r.engine.c_str(), r.target.c_str(), r.dtype.c_str(), r.threads, r.median_us,
                 r.min_us, r.iters);
+    if (lengths.empty()) {
+    } else if (r.history < 0) {
+      std::printf("%9s", "-");
+    } else {
+      std::printf("%9lld", static_cast<long long>(r.history));
+    }
+    std::printf("\n");
   }
 
   const std::optional<double> floor = Median(run, "floor", "fast");
@@ -148,6 +198,7 @@ void PrintTable(const BenchRun& run) {
                      },
                      [](auto base, auto other) { return Ratio(other, base); });
   }
+  PrintHistoryRatios(run, lengths);
   const std::optional<double> scalar = Median(run, "floor-scalar", "scalar");
   if (floor && scalar) {
     std::printf(

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct BenchRow {
   double median_us = 0.0;  // per call, i.e. per token
   double min_us = 0.0;
   std::string dtype = "f32";  // the row's type (floor rows: f32)
+  int64_t history = -1;  // ids a Sequence row's sequence holds; -1: a stateless call
 };
 
 struct BenchRun {
@@ -29,14 +31,16 @@ struct BenchRun {
 };
 
 // {"engine", "config", "vocab", "target", "threads", "logprob", "median_us",
-// "min_us", "iters", "batch", "contend", "dtype", "architecture", "emulator"}
-// per row, one per line; "emulator" is null on the hardware itself.
+// "min_us", "iters", "batch", "contend", "dtype", "history", "architecture",
+// "emulator"} per row, one per line; "history" is null for a stateless call,
+// "emulator" on the hardware itself.
 void PrintJson(const BenchRun& run);
 
 // The rows, then per configuration fast/floor, the floor passes the spec
 // needs, and reference/fast (the fast engine at its first thread count),
 // the fast engine's speed-up from its first thread count to each other one,
-// its time per row type against the first type, then floor-scalar/floor.
+// its time per row type against the first type, each Sequence row against
+// the one with the first history length, then floor-scalar/floor.
 void PrintTable(const BenchRun& run);
 
 }  // namespace exactsample::cli

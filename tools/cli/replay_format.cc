@@ -105,10 +105,10 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
       const auto r = ParseReal(value, key);
       if (!r) return r.error();
       *real = *r;
-    } else if (key == "top_k" || key == "top_logprobs") {
+    } else if (key == "top_k" || key == "top_logprobs" || key == "penalty_last_n") {
       const auto r = ParseInt(value, key, INT64_MIN, INT64_MAX);
       if (!r) return r.error();
-      (key == "top_k" ? p.top_k : p.top_logprobs) = *r;
+      (key == "top_k" ? p.top_k : key == "top_logprobs" ? p.top_logprobs : p.penalty_last_n) = *r;
     } else if (lists != nullptr && key == "logit_bias") {
       if (auto r = ParseBias(value, vocab, *lists); !r) return r.error();
     } else if (lists != nullptr && (key == "allowed_token_ids" || key == "banned_token_ids")) {

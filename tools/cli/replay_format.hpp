@@ -2,10 +2,11 @@
 // name, logits (numbers, or numeric strings such as "-inf" and "2.88"; each
 // read as f64 and rounded to f32, a finite value beyond the f32 range being
 // an error), params (the spec's field names, missing fields take the
-// defaults), prompt (ids), seed (unsigned 64-bit) and steps (default 12, at
-// most kMaxSteps), and may carry its expected ids, logprobs,
-// processed_logprobs and top_logprobs (not read); any other field is an
-// error.
+// defaults, and the library's: top_logprobs, penalty_last_n, logit_bias,
+// allowed_token_ids, banned_token_ids), prompt (ids), seed (unsigned 64-bit)
+// and steps (default 12, at most kMaxSteps), and may carry its expected ids,
+// logprobs, processed_logprobs and top_logprobs (not read); any other field
+// is an error.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,8 @@
 #include "tools/lib/standard_inputs.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "exactsample/pcg32.hpp"
 
@@ -56,6 +58,25 @@ std::vector<int32_t> StandardHistory(size_t vocab, size_t length) {
   Pcg32 rng = stream(kStandardRowSeed, Purpose::shuffle);
   std::vector<int32_t> ids(length);
   for (auto& id : ids) id = static_cast<int32_t>(rng.next_u32() % vocab);
+  return ids;
+}
+
+std::vector<int32_t> ZipfHistory(size_t vocab, size_t length) {
+  Pcg32 rng = stream(kStandardRowSeed, Purpose::mutation);
+  std::vector<int32_t> by_rank(vocab);
+  std::iota(by_rank.begin(), by_rank.end(), 0);
+  for (size_t i = vocab; i > 1; --i) {  // Fisher-Yates
+    std::swap(by_rank[i - 1], by_rank[static_cast<size_t>(rng.uniform_f64() * i)]);
+  }
+  std::vector<double> cdf(vocab);
+  double total = 0.0;
+  for (size_t r = 0; r < vocab; ++r) cdf[r] = total += 1.0 / static_cast<double>(r + 1);
+  std::vector<int32_t> ids(length);
+  for (auto& id : ids) {
+    const double u = rng.uniform_f64() * total;
+    const size_t r = static_cast<size_t>(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+    id = by_rank[std::min(r, vocab - 1)];
+  }
   return ids;
 }
 

@@ -28,4 +28,9 @@ const std::vector<StandardConfig>& StandardConfigs();
 // `length` ids in [0, vocab) from a fixed seed: the history of `full`.
 std::vector<int32_t> StandardHistory(size_t vocab, size_t length);
 
+// `length` ids in [0, vocab) from a fixed seed with Zipf-like repeats, as a
+// long request's text has them: the id of rank r (a fixed shuffle of the
+// vocabulary) drawn with probability proportional to 1 / (r + 1).
+std::vector<int32_t> ZipfHistory(size_t vocab, size_t length);
+
 }  // namespace exactsample

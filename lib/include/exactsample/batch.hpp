@@ -2,6 +2,9 @@
 // parameters, history and generator, spread across threads.
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <memory>
 #include <span>
 #include <vector>
@@ -58,3 +61,5 @@ EXACTSAMPLE_API void sample_batch(std::span<const BatchRow> rows,
                                   int threads = 0);
 
 }  // namespace exactsample
+
+#endif  // EXACTSAMPLE_CXX20

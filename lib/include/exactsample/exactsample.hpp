@@ -9,6 +9,9 @@
 //   else generated.push_back(r->id);
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -211,6 +214,7 @@ class Result {
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   const T& value() const { return std::get<0>(v_); }
+  T& value() { return std::get<0>(v_); }
   const T& operator*() const { return value(); }
   const T* operator->() const { return &value(); }
   const Error& error() const { return std::get<1>(v_); }
@@ -246,3 +250,5 @@ EXACTSAMPLE_API Result<Token> sample(const Request& request, Pcg32& rng,
                                      const SampleOptions& options = {});
 
 }  // namespace exactsample
+
+#endif  // EXACTSAMPLE_CXX20

@@ -2,6 +2,9 @@
 // exactly as spec/pcg32.md fixes them.
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <cstdint>
 
 #include "exactsample/export.h"
@@ -68,3 +71,5 @@ inline Pcg32 stream(uint64_t seed, Purpose purpose) {
 }
 
 }  // namespace exactsample
+
+#endif  // EXACTSAMPLE_CXX20

@@ -14,6 +14,9 @@
 // generated ids, parameters and generator, bit for bit, on both engines.
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -23,6 +26,9 @@
 #include "exactsample/exactsample.hpp"
 
 namespace exactsample {
+
+struct Drafts;    // exactsample/speculative.hpp
+struct Verified;
 
 // A request's logit bias and mask, owned (Request's spans view them).
 struct Extras {
@@ -99,6 +105,11 @@ class EXACTSAMPLE_API Sequence {
   struct State;  // defined inside the library
 
  private:
+  friend EXACTSAMPLE_API Result<Verified> verify(Sequence&, const Drafts&, Workspace&,
+                                                 const SampleOptions&);
+  friend EXACTSAMPLE_API void sample_batch(std::span<Sequence* const>, std::span<const Step>,
+                                           std::vector<Result<Token>>&, BatchWorkspace&,
+                                           const SampleOptions&, int, bool);
   explicit Sequence(std::unique_ptr<State> state);
   std::unique_ptr<State> s_;
 };
@@ -115,3 +126,5 @@ EXACTSAMPLE_API void sample_batch(std::span<Sequence* const> sequences,
                                   bool accept = true);
 
 }  // namespace exactsample
+
+#endif  // EXACTSAMPLE_CXX20

@@ -3,6 +3,9 @@
 // benchmarks: exactsample/testing.hpp.
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <string>
 #include <string_view>
 #include <variant>
@@ -32,3 +35,5 @@ EXACTSAMPLE_API std::vector<TargetInfo> compiled_targets();
 EXACTSAMPLE_API std::string exp_choice();
 
 }  // namespace exactsample
+
+#endif  // EXACTSAMPLE_CXX20

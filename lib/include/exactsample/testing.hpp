@@ -4,6 +4,9 @@
 // while they do.
 #pragma once
 
+#include "exactsample/cxx20.hpp"
+#if EXACTSAMPLE_CXX20
+
 #include <string_view>
 #include <variant>
 
@@ -17,3 +20,5 @@ namespace exactsample::testing {
 EXACTSAMPLE_API Result<std::monostate> force_target(std::string_view name);
 
 }  // namespace exactsample::testing
+
+#endif  // EXACTSAMPLE_CXX20

@@ -1,0 +1,52 @@
+// What python/sequence_module.cc takes from the module's input readers in
+// exactsample_module.cc: the same rows, ids, extras, options and errors as
+// sample() and sample_batch(), so that a Sequence refuses what they refuse
+// with the same messages.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exactsample/exactsample.hpp"
+#include "exactsample/sequence.hpp"
+
+namespace exactsample_python {
+
+namespace py = pybind11;
+namespace xs = exactsample;
+
+// One row (ndim 1) or a rows x V block (ndim 2) as the library reads it:
+// steps[i] views row i, in the caller's memory or a packed copy that `keep`
+// holds (release it with the GIL held: it may own a Python array).
+struct StepRows {
+  std::shared_ptr<const void> keep;
+  size_t vocab = 0;
+  std::vector<xs::Step> steps;
+};
+StepRows ReadStepRows(py::handle logits, int ndim, const char* field, py::handle dtype);
+
+// Token ids (an int32 array or any iterable of ints), checked to be 32-bit.
+std::vector<int32_t> ReadIdList(py::handle ids, const std::string& field, size_t vocab);
+
+// logit_bias, allowed_token_ids, banned_token_ids, allowed_bitmask (None:
+// none), as sample() reads them, owned.
+xs::Extras ReadExtras(py::handle logit_bias, py::handle allowed, py::handle banned,
+                      py::handle bitmask, size_t vocab);
+
+// engine ("fast" or "reference") and logprob as sample() reads them.
+xs::SampleOptions ReadOptions(std::string_view engine, bool logprob);
+
+// Raises `error` as an exactsample.SampleError.
+[[noreturn]] void ThrowSampleError(const xs::Error& error);
+// The SampleError object sample_batch puts in a failed row's place.
+py::object SampleErrorValue(const xs::Error& error);
+
+// Registers exactsample.Sequence and sample_batch_sequences on the module
+// (after SamplingParams, Pcg32 and Token).
+void RegisterSequence(py::module_& m);
+
+}  // namespace exactsample_python

@@ -1,0 +1,439 @@
+// exactsample.Sequence: the C++ Sequence (one request followed from step to
+// step) for Python, and sample_batch_sequences, one row per sequence. Rows,
+// ids, extras and options are read as sample() reads them
+// (module_inputs.hpp); sampling runs with the GIL released.
+//
+// Threads: a Sequence is used by one thread at a time. Every method marks
+// its sequence in use for its whole duration (marked and tested with the
+// GIL held; reading a Python argument can let another thread run), and a
+// call that finds it in use raises RuntimeError, leaving it alone, instead
+// of racing with the call that holds it. Different sequences may be used
+// from different threads at once; clone() makes one for another thread.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "exactsample/batch.hpp"
+#include "exactsample/sequence.hpp"
+#include "module_inputs.hpp"
+
+namespace exactsample_python {
+namespace {
+
+using namespace pybind11::literals;
+
+struct PySequence {
+  explicit PySequence(xs::Sequence s) : seq(std::move(s)) {}
+  xs::Sequence seq;
+  bool busy = false;  // a method is running on it
+};
+
+// Marks `sequences` in use until destroyed, or raises, marking none, when
+// one of them already is.
+class InUse {
+ public:
+  InUse(std::vector<PySequence*> sequences, const char* method) {
+    for (const PySequence* s : sequences) {
+      if (s->busy) {
+        throw std::runtime_error(
+            std::string("Sequence.") + method +
+            ": the sequence is in use by another thread; a Sequence is used by one "
+            "thread at a time (clone() one for each thread)");
+      }
+    }
+    for (PySequence* s : sequences) s->busy = true;
+    sequences_ = std::move(sequences);
+  }
+  InUse(PySequence& s, const char* method) : InUse(std::vector<PySequence*>{&s}, method) {}
+  InUse(const InUse&) = delete;
+  InUse& operator=(const InUse&) = delete;
+  ~InUse() {
+    for (PySequence* s : sequences_) s->busy = false;
+  }
+
+ private:
+  std::vector<PySequence*> sequences_;
+};
+
+std::string TypeName(py::handle obj) {
+  return py::str(py::type::handle_of(obj).attr("__qualname__"));
+}
+
+// A Python int as a 64-bit value; `field` names it in the errors, and
+// `range` says what it must be when it is beyond 64 bits.
+int64_t ReadInt(py::handle v, const std::string& field, xs::ErrorCode code,
+                const std::string& range) {
+  int overflow = 0;
+  const long long i = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (i == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    ThrowSampleError({code, field, field + " = " + std::string(py::repr(v)) + ": not an integer"});
+  }
+  if (overflow != 0) {
+    ThrowSampleError({code, field, field + " = " + std::string(py::str(v)) + ": " + range});
+  }
+  return i;
+}
+
+// The id accept() takes: an int32 goes to the library, which checks [0, V).
+int32_t ReadAcceptedId(py::handle v, size_t vocab) {
+  const std::string range = "outside [0, V) with V = " + std::to_string(vocab);
+  const int64_t id = ReadInt(v, "id", xs::ErrorCode::invalid_ids, range);
+  if (id < INT32_MIN || id > INT32_MAX) {
+    ThrowSampleError(
+        {xs::ErrorCode::invalid_ids, "id", "id = " + std::to_string(id) + ": " + range});
+  }
+  return static_cast<int32_t>(id);
+}
+
+// params as an argument: None, or a SamplingParams (copied: another thread
+// may change the caller's object while the GIL is released).
+std::optional<xs::SamplingParams> ReadParams(py::handle params, const std::string& field) {
+  if (params.is_none()) return std::nullopt;
+  if (!py::isinstance<xs::SamplingParams>(params)) {
+    throw py::type_error(field + ": " + TypeName(params) + " is not a SamplingParams");
+  }
+  return params.cast<xs::SamplingParams>();
+}
+
+template <class T>
+T Unwrap(xs::Result<T> r) {
+  if (!r) ThrowSampleError(r.error());
+  return std::move(r.value());
+}
+
+std::unique_ptr<PySequence> Create(py::handle vocab, py::handle params,
+                                   std::optional<uint64_t> seed, const xs::Pcg32* rng,
+                                   py::handle logit_bias, py::handle allowed, py::handle banned,
+                                   py::handle bitmask) {
+  if (seed.has_value() == (rng != nullptr)) {
+    throw py::type_error(
+        "Sequence: give seed=S (the generator stream(S)) or rng=G (a "
+        "handed-over generator), not both or neither");
+  }
+  // The library's check and message for the vocabulary size, also for
+  // what a size_t cannot hold.
+  const std::string range = "must be in [1, 2^31 - 1]";
+  const int64_t v = ReadInt(vocab, "vocab", xs::ErrorCode::invalid_logits, range);
+  if (v < 0) {
+    ThrowSampleError(
+        {xs::ErrorCode::invalid_logits, "vocab", "vocab = " + std::to_string(v) + ": " + range});
+  }
+  const auto p = ReadParams(params, "params");
+  xs::Extras extras = ReadExtras(logit_bias, allowed, banned, bitmask, static_cast<size_t>(v));
+  const xs::Pcg32 generator = rng != nullptr ? *rng : xs::stream(*seed, xs::Purpose::sample);
+  const auto s = xs::Sequence::Create(static_cast<size_t>(v), p.value_or(xs::SamplingParams{}),
+                                      generator, std::move(extras));
+  if (!s) ThrowSampleError(s.error());
+  return std::make_unique<PySequence>(*s);
+}
+
+// One call's row and what it overrides, owned here; Step() views them.
+struct CallInputs {
+  StepRows rows;
+  std::optional<xs::SamplingParams> params;
+  std::optional<xs::Extras> bias_extras, mask_extras;
+  xs::LogitBias bias;
+  xs::TokenMask mask;
+
+  CallInputs(py::handle logits, py::handle p, py::handle logit_bias, py::handle allowed,
+             py::handle banned, py::handle bitmask, py::handle dtype)
+      : rows(ReadStepRows(logits, 1, "logits", dtype)), params(ReadParams(p, "params")) {
+    const py::handle none = py::none();
+    if (!logit_bias.is_none()) {
+      bias_extras = ReadExtras(logit_bias, none, none, none, rows.vocab);
+      bias = bias_extras->Bias();
+    }
+    if (!allowed.is_none() || !banned.is_none() || !bitmask.is_none()) {
+      mask_extras = ReadExtras(none, allowed, banned, bitmask, rows.vocab);
+      mask = mask_extras->Mask();
+    }
+  }
+  CallInputs(const CallInputs&) = delete;
+  CallInputs& operator=(const CallInputs&) = delete;
+
+  xs::Step Step() const {
+    xs::Step step = rows.steps[0];
+    if (params) step.params = &*params;
+    if (bias_extras) step.bias = &bias;
+    if (mask_extras) step.mask = &mask;
+    return step;
+  }
+};
+
+xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handle params,
+                     std::string_view engine, bool logprob, py::handle logit_bias,
+                     py::handle allowed, py::handle banned, py::handle bitmask, py::handle dtype) {
+  const InUse in_use(self, append ? "sample" : "sample_only");
+  const xs::SampleOptions options = ReadOptions(engine, logprob);
+  const CallInputs in(logits, params, logit_bias, allowed, banned, bitmask, dtype);
+  const xs::Step step = in.Step();
+  thread_local xs::Workspace workspace;
+  xs::Result<xs::Token> token = [&] {
+    py::gil_scoped_release release;
+    return append ? self.seq.sample(step, workspace, options)
+                  : self.seq.sample_only(step, workspace, options);
+  }();
+  return Unwrap(std::move(token));
+}
+
+// A method that only reads the sequence: f(seq) while it is marked in use.
+template <class F>
+auto Read(const char* method, F f) {
+  return [method, f](PySequence& self) {
+    const InUse in_use(self, method);
+    return f(std::as_const(self.seq));
+  };
+}
+
+std::unique_ptr<PySequence> Clone(PySequence& self, const char* method) {
+  const InUse in_use(self, method);
+  return std::make_unique<PySequence>(self.seq);
+}
+
+py::bytes Snapshot(PySequence& self, const char* method) {
+  const InUse in_use(self, method);
+  const std::vector<uint8_t> bytes = self.seq.snapshot();
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// The ids as a new int32 array (a copy: the sequence's own memory moves as
+// it grows).
+py::array_t<int32_t> IdArray(std::span<const int32_t> ids) {
+  py::array_t<int32_t> out(static_cast<py::ssize_t>(ids.size()));
+  std::copy(ids.begin(), ids.end(), out.mutable_data());
+  return out;
+}
+
+// The bytes of a bytes-like object (bytes, bytearray, memoryview, a numpy
+// uint8 array), copied.
+std::vector<uint8_t> ReadBytes(py::handle obj) {
+  if (!PyObject_CheckBuffer(obj.ptr())) {
+    ThrowSampleError(
+        {xs::ErrorCode::invalid_parameter, "snapshot",
+         "snapshot: " + TypeName(obj) + " is not bytes: pass what Sequence.snapshot() returned"});
+  }
+  const py::buffer_info b = py::reinterpret_borrow<py::buffer>(obj).request();
+  if (PyBuffer_IsContiguous(b.view(), 'C') == 0) {
+    ThrowSampleError({xs::ErrorCode::invalid_parameter, "snapshot",
+                      "snapshot: a strided buffer; pass bytes(...)"});
+  }
+  const auto* p = static_cast<const uint8_t*>(b.ptr);
+  return {p, p + b.size * b.itemsize};
+}
+
+std::unique_ptr<PySequence> Restore(py::handle bytes) {
+  return std::make_unique<PySequence>(Unwrap(xs::Sequence::restore(ReadBytes(bytes))));
+}
+
+py::list SampleBatchSequences(py::sequence sequences, py::handle rows, py::handle params,
+                              int threads, std::string_view engine, bool logprob, bool accept,
+                              py::handle dtype) {
+  const size_t n = sequences.size();
+  // The objects are held here: another thread may empty the caller's list
+  // while the GIL is released.
+  std::vector<py::object> owners;
+  std::vector<PySequence*> wrapped;
+  std::unordered_set<const PySequence*> seen;
+  for (size_t i = 0; i < n; ++i) {
+    py::object item = sequences[i];
+    const std::string at = "sequences[" + std::to_string(i) + "]";
+    if (!py::isinstance<PySequence>(item)) {
+      throw py::type_error(at + ": " + TypeName(item) + " is not a Sequence");
+    }
+    auto* s = item.cast<PySequence*>();
+    if (!seen.insert(s).second) {
+      ThrowSampleError({xs::ErrorCode::invalid_parameter, "sequences",
+                        at + ": the same Sequence as an earlier row; each row needs its own"});
+    }
+    wrapped.push_back(s);
+    owners.push_back(std::move(item));
+  }
+  const InUse in_use(wrapped, "sample_batch_sequences");
+  const xs::SampleOptions options = ReadOptions(engine, logprob);
+  const StepRows block = ReadStepRows(rows, 2, "rows", dtype);
+  if (block.steps.size() != n) {
+    ThrowSampleError({xs::ErrorCode::invalid_parameter, "rows",
+                      "rows: " + std::to_string(block.steps.size()) + " rows for " +
+                          std::to_string(n) + " sequences"});
+  }
+  // params: None (each sequence's own), one for every row, or one per row.
+  std::vector<std::optional<xs::SamplingParams>> row_params(n);
+  if (py::isinstance<xs::SamplingParams>(params)) {
+    row_params.assign(n, ReadParams(params, "params"));
+  } else if (!params.is_none()) {
+    if (!py::isinstance<py::sequence>(params) ||
+        py::reinterpret_borrow<py::sequence>(params).size() != n) {
+      ThrowSampleError(
+          {xs::ErrorCode::invalid_parameter, "params",
+           "params: give None, one SamplingParams or one per row (" + std::to_string(n) + ")"});
+    }
+    const auto list = py::reinterpret_borrow<py::sequence>(params);
+    for (size_t i = 0; i < n; ++i) {
+      row_params[i] = ReadParams(list[i], "params[" + std::to_string(i) + "]");
+    }
+  }
+  std::vector<xs::Step> steps = block.steps;
+  std::vector<xs::Sequence*> seqs;
+  for (size_t i = 0; i < n; ++i) {
+    if (row_params[i]) steps[i].params = &*row_params[i];
+    seqs.push_back(&wrapped[i]->seq);
+  }
+  thread_local xs::BatchWorkspace workspace;
+  std::vector<xs::Result<xs::Token>> results;
+  {
+    py::gil_scoped_release release;
+    xs::sample_batch(seqs, steps, results, workspace, options, threads, accept);
+  }
+  py::list out(n);
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = results[i] ? py::cast(*results[i]) : SampleErrorValue(results[i].error());
+  }
+  return out;
+}
+
+constexpr const char* kSequenceDoc =
+    "One request followed from step to step (docs/sequence.md): its vocabulary\n"
+    "size, parameters, logit bias and mask, generator, prompt and generated ids,\n"
+    "and the per-id counts the penalties need, kept as tokens arrive, so that a\n"
+    "token costs the same at step 1 and step 100,000. Each token equals\n"
+    "exactsample.sample() with the same row, prompt, generated ids, parameters and\n"
+    "generator, bit for bit.\n\n"
+    "    seq = xs.Sequence(V, xs.SamplingParams(temperature=0.7), seed=42)\n"
+    "    seq.accept_prompt(prompt_ids)\n"
+    "    tok = seq.sample(logits)          # samples and appends\n\n"
+    "Threads: the GIL is released while sampling; one thread uses a Sequence at a\n"
+    "time: a call that finds it in use by another thread raises RuntimeError and\n"
+    "leaves it alone. Other sequences (clone() one) may be used meanwhile.";
+
+constexpr const char* kSampleDoc =
+    "Samples the next token from a 1-D row (float32, float16, or 16-bit words with\n"
+    "dtype='bf16' or 'f16', as exactsample.sample) and appends it to the generated\n"
+    "ids. params, logit_bias and the mask keywords override the sequence's own for\n"
+    "this call (logit_bias replaces its bias; any mask keyword replaces its whole\n"
+    "mask). Raises SampleError on bad input (a row whose V is not the sequence's\n"
+    "among them), leaving the sequence and its generator unchanged.";
+
+}  // namespace
+
+void RegisterSequence(py::module_& m) {
+  py::class_<PySequence> cls(m, "Sequence", kSequenceDoc);
+  cls.def(py::init(&Create), "vocab"_a, "params"_a = py::none(), py::kw_only(),
+          "seed"_a = py::none(), py::arg("rng").none(true) = py::none(),
+          "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
+          "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
+          "Sequence(vocab, params=None, *, seed=S or rng=G, logit_bias=None,\n"
+          "allowed_token_ids=None, banned_token_ids=None, allowed_bitmask=None):\n"
+          "the generator stream(S) or a copy of G; params None: the defaults. Raises\n"
+          "SampleError for a vocab outside [1, 2^31 - 1] or bad parameters or extras.");
+  const auto sample_keywords = [](bool append) {
+    return [append](PySequence& self, py::handle logits, py::handle params, std::string_view engine,
+                    bool logprob, py::handle logit_bias, py::handle allowed, py::handle banned,
+                    py::handle bitmask, py::handle dtype) {
+      return SampleStep(self, append, logits, params, engine, logprob, logit_bias, allowed, banned,
+                        bitmask, dtype);
+    };
+  };
+  for (const bool append : {true, false}) {
+    cls.def(append ? "sample" : "sample_only", sample_keywords(append), "logits"_a, py::kw_only(),
+            "params"_a = py::none(), "engine"_a = "fast", "logprob"_a = true,
+            "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
+            "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
+            "dtype"_a = py::none(),
+            append ? kSampleDoc
+                   : "As sample(), without appending the token (the generator advances):\n"
+                     "for loops that accept() after the fact.");
+  }
+  cls.def(
+         "accept",
+         [](PySequence& self, py::handle id) {
+           const InUse in_use(self, "accept");
+           Unwrap(self.seq.accept(ReadAcceptedId(id, self.seq.vocab())));
+         },
+         "id"_a,
+         "Appends a generated token chosen elsewhere (a forced token, an accepted\n"
+         "draft). Raises SampleError for an id outside [0, V); nothing changes.")
+      .def(
+          "accept_prompt",
+          [](PySequence& self, py::handle ids) {
+            const InUse in_use(self, "accept_prompt");
+            const std::vector<int32_t> read = ReadIdList(ids, "prompt", self.seq.vocab());
+            Unwrap(self.seq.accept_prompt(read));
+          },
+          "ids"_a,
+          "Appends prompt ids (all at once or one by one). Raises SampleError for an\n"
+          "id outside [0, V); then none of them is appended.")
+      .def(
+          "reset",
+          [](PySequence& self) {
+            const InUse in_use(self, "reset");
+            self.seq.reset();
+          },
+          "Clears the prompt and generated ids; the generator goes back to where it\n"
+          "was at creation (or at restore).")
+      .def(
+          "clone", [](PySequence& self) { return Clone(self, "clone"); },
+          "An independent copy of everything, the generator included (n > 1, beams).")
+      .def("__copy__", [](PySequence& self) { return Clone(self, "__copy__"); })
+      .def(
+          "__deepcopy__", [](PySequence& self, py::handle) { return Clone(self, "__deepcopy__"); },
+          "memo"_a)
+      .def(
+          "snapshot", [](PySequence& self) { return Snapshot(self, "snapshot"); },
+          "Everything a second worker (another process) needs to continue the\n"
+          "request, as bytes (format in docs/sequence.md); Sequence.restore(b).")
+      .def_static("restore", &Restore, "snapshot"_a,
+                  "The sequence a snapshot() holds. Raises SampleError (field \"snapshot\")\n"
+                  "for truncated, corrupt or other-version bytes.")
+      .def(py::pickle([](PySequence& self) { return Snapshot(self, "__getstate__"); },
+                      [](const py::bytes& bytes) { return Restore(bytes); }))
+      .def_property_readonly("vocab",
+                             Read("vocab", [](const xs::Sequence& s) { return s.vocab(); }))
+      .def_property_readonly("params",
+                             Read("params", [](const xs::Sequence& s) { return s.params(); }),
+                             "A copy of the sequence's SamplingParams.")
+      .def_property_readonly(
+          "prompt", Read("prompt", [](const xs::Sequence& s) { return IdArray(s.prompt()); }),
+          "The prompt ids, as a new int32 array.")
+      .def_property_readonly(
+          "generated",
+          Read("generated", [](const xs::Sequence& s) { return IdArray(s.generated()); }),
+          "The generated ids, as a new int32 array.")
+      .def_property(
+          "rng", Read("rng", [](const xs::Sequence& s) { return s.rng(); }),
+          [](PySequence& self, const xs::Pcg32& rng) {
+            const InUse in_use(self, "rng");
+            self.seq.rng() = rng;
+          },
+          "A copy of the generator where it is now; assigning hands over another.")
+      .def("__repr__", Read("__repr__", [](const xs::Sequence& s) {
+             return "Sequence(vocab=" + std::to_string(s.vocab()) +
+                    ", prompt=" + std::to_string(s.prompt().size()) +
+                    " ids, generated=" + std::to_string(s.generated().size()) +
+                    " ids, draws_u32=" + std::to_string(s.rng().draws_u32()) + ")";
+           }));
+
+  m.def("sample_batch_sequences", &SampleBatchSequences, "sequences"_a, "rows"_a, py::kw_only(),
+        "params"_a = py::none(), "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true,
+        "accept"_a = true, "dtype"_a = py::none(),
+        "One token per sequence, rows[i] (a 2-D array, rows x V, as sample_batch)\n"
+        "on sequences[i], across threads: results[i] is what sequences[i].sample(rows[i])\n"
+        "gives (accept=False: sample_only). params: None (each sequence's own), one\n"
+        "SamplingParams for every row or one per row (None entries: the sequence's).\n"
+        "Returns a list of Token, or SampleError for a bad row (not raised; that\n"
+        "sequence unchanged). Every sequence is in use for the whole call.");
+}
+
+}  // namespace exactsample_python
