@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
-"""Per-call overhead of exactsample.sample and exactsample.Sequence.sample
-over the C++ calls they wrap.
+"""Per-call overhead of exactsample.sample, exactsample.Sequence.sample and
+exactsample.sample_batch(..., output="numpy") over the C++ calls they wrap.
 
-Calls alternate on the same f32 row: the module's call timed from Python
+Calls alternate on the same f32 rows: the module's call timed from Python
 (time.perf_counter_ns around the call) and the C++ call timed inside the
 same process (build/python/_exactsample_probe, steady_clock around
-sample() or Sequence::sample()), both with stream(seed) generators from
-one seed, so each pair does the same work (the two sequences append the
-same tokens); which of the two goes first alternates, so that the cache
-state a call starts from favours neither. Prints per API the medians and
-the median of the paired differences (the module's overhead, the Python
-timer's own cost included).
+sample(), Sequence::sample() or sample_batch()), both with generators from
+the same seeds, so each pair does the same work (the two sequences append
+the same tokens, the two batches draw the same ids); which of the two goes
+first alternates, so that the cache state a call starts from favours
+neither. Prints per API the medians and the median of the paired
+differences (the module's overhead, the Python timer's own cost included),
+for the batch also as a share of the C++ call.
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py [--vocab 128256] [--iters 5000]
+    PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py [--vocab 128256] [--iters 5000] [--rows 8] [--threads 0]
 """
 
 import argparse
@@ -53,23 +54,40 @@ def main():
     ap.add_argument("--vocab", type=int, default=128256)
     ap.add_argument("--iters", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=20261129)
+    ap.add_argument("--rows", type=int, default=8, help="rows of the batch calls")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="threads of the batch calls (0: the hardware's)")
     args = ap.parse_args()
 
-    # A row like the standard one: N(0, 1.5^2) with 20 ids raised by 8 to 14.
+    # Rows like the standard one: N(0, 1.5^2) with 20 ids raised by 8 to 14.
     gen = np.random.default_rng(args.seed)
-    row = gen.normal(0.0, 1.5, args.vocab).astype(np.float32)
-    row[gen.choice(args.vocab, min(20, args.vocab), replace=False)] += gen.uniform(8, 14, min(20, args.vocab)).astype(np.float32)
+
+    def standard_row():
+        row = gen.normal(0.0, 1.5, args.vocab).astype(np.float32)
+        peaks = min(20, args.vocab)
+        row[gen.choice(args.vocab, peaks, replace=False)] += gen.uniform(8, 14, peaks).astype(np.float32)
+        return row
+
+    row = standard_row()
+    block = np.stack([standard_row() for _ in range(args.rows)])
 
     params = xs.SamplingParams()  # plain: temperature 1
     rng = xs.stream(args.seed)
     probe = _exactsample_probe.Probe(args.seed)
     seq = xs.Sequence(args.vocab, params, seed=args.seed)
     seq_probe = _exactsample_probe.SequenceProbe(args.vocab, args.seed)
+    batch_rngs = [xs.stream(args.seed + i) for i in range(args.rows)]
+    batch_probe = _exactsample_probe.BatchProbe(args.rows, args.seed)
     pairs = {
         "exactsample.sample": ("C++ sample()", lambda: xs.sample(row, params, rng),
                                lambda: probe.sample_ns(row)),
         "Sequence.sample": ("C++ Sequence::sample()", lambda: seq.sample(row),
                             lambda: seq_probe.sample_ns(row)),
+        f"sample_batch {args.rows} rows": (
+            "C++ sample_batch()",
+            lambda: xs.sample_batch(block, params, batch_rngs, threads=args.threads,
+                                    output="numpy"),
+            lambda: batch_probe.sample_ns(block, args.threads)),
     }
     for _, module_call, cpp_call in pairs.values():
         for _ in range(50):  # warm-up: workspaces sized, caches filled
@@ -77,12 +95,14 @@ def main():
             cpp_call()
 
     print(f"V = {args.vocab}, plain, fast engine, {args.iters} paired calls, "
-          f"target {next(t.name for t in xs.targets() if t.active)}")
+          f"target {next(t.name for t in xs.targets() if t.active)}, "
+          f"batch threads {args.threads}")
     for name, (cpp_name, module_call, cpp_call) in pairs.items():
         module, cpp, overhead = paired(module_call, cpp_call, args.iters)
         print(f"{name:<24} median {module / 1e3:8.2f} us")
         print(f"{cpp_name:<24} median {cpp / 1e3:8.2f} us")
-        print(f"{'overhead (paired)':<24} median {overhead / 1e3:8.2f} us")
+        print(f"{'overhead (paired)':<24} median {overhead / 1e3:8.2f} us "
+              f"({100 * overhead / cpp:.1f}% of the C++ median)")
 
 
 if __name__ == "__main__":

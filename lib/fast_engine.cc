@@ -15,7 +15,9 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
               !request.mask.allowed_bits.empty();
   plan.adjust = plan.mask || !request.bias.ids.empty();
   plan.top_logprobs = static_cast<size_t>(p.top_logprobs);
-  plan.logprob = options.logprob || options.trace != nullptr || plan.top_logprobs > 0;
+  plan.rank = options.rank;
+  plan.logprob = options.logprob || options.trace != nullptr || plan.top_logprobs > 0 ||
+                 plan.rank;
   plan.shared_softmax = p.temperature == 1.0 && !plan.top_k;
   plan.f32_row = request.logits_type == LogitType::f32 && plan.shared_softmax &&
                  p.top_p >= 1.0 && p.min_p == 0.0 && options.trace == nullptr &&

@@ -9,6 +9,7 @@
 #include "scalar_ref/order.hpp"
 #include "scalar_ref/reference.hpp"
 #include "simd/max.hpp"
+#include "simd/rank.hpp"
 #include "simd/topk.hpp"
 
 namespace exactsample {
@@ -93,12 +94,27 @@ size_t TopLogprobs(const Logits& logits, const LogprobSoftmax& softmax, size_t c
   return finite;
 }
 
+// Token::rank: the ids before `id` in (logprob desc, id asc) order, counted
+// over the row as it is held (f64, or the caller's f32 row on that path).
+int64_t Rank(const Logits& logits, const LogprobSoftmax& softmax, size_t id) {
+  const double log_z = std::log(softmax.z);
+  const double logprob = softmax.At(logits, id);
+  const double above = std::nextafter(logprob, INFINITY);
+  const auto count = [&](const auto* row) {
+    return simd::CountLogprobsAtLeast(row, id, softmax.max, log_z, logprob) +
+           simd::CountLogprobsAtLeast(row + id + 1, logits.n - id - 1, softmax.max, log_z,
+                                      above);
+  };
+  return 1 + static_cast<int64_t>(logits.l != nullptr ? count(logits.l) : count(logits.x));
+}
+
 }  // namespace
 
 Token LogprobSoftmax::TokenOf(const Logits& logits, size_t id, double processed,
                               const Plan& plan, detail::WorkspaceImpl& ws) const {
   Token token{static_cast<int32_t>(id), plan.logprob ? At(logits, id) : NAN, processed};
   token.top_count = TopLogprobs(logits, *this, plan.top_logprobs, ws, token.top.data());
+  if (plan.rank) token.rank = Rank(logits, *this, id);
   return token;
 }
 

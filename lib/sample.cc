@@ -34,7 +34,7 @@ Result<Token> detail::SampleChoosing(const Request& request, Pcg32& rng, Workspa
   Result<Token> token =
       options.engine == Engine::fast
           ? SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options, choose)
-          : scalar_ref::Sample(request, rng, options.trace, options.distribution, choose);
+          : scalar_ref::Sample(request, rng, options, choose);
   if (!token || options.logprob) return token;
   Token without = *token;
   without.logprob = NAN;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <string>
 #include <utility>
 
@@ -161,11 +162,34 @@ void sample_batch(std::span<Sequence* const> sequences, std::span<const Step> ro
   const size_t n = std::min(sequences.size(), rows.size());
   batch.clear();
   refused.assign(n, std::nullopt);
+  // A sequence takes one row: a second would share its generator.
+  thread_local std::vector<std::pair<const Sequence*, size_t>> order;
+  order.clear();
   for (size_t i = 0; i < n; ++i) {
+    if (sequences[i] != nullptr) order.emplace_back(sequences[i], i);
+  }
+  std::sort(order.begin(), order.end());
+  for (size_t k = 1; k < order.size(); ++k) {
+    if (order[k].first == order[k - 1].first) {
+      const size_t first = order[k - 1].second;
+      refused[order[k].second] =
+          Error{ErrorCode::invalid_parameter, "sequences",
+                "sequences[" + std::to_string(order[k].second) + "] is sequences[" +
+                    std::to_string(first) + "]: a sequence takes one row of a batch"};
+      order[k].second = first;  // name the first row to later repeats too
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (sequences[i] == nullptr) {
+      refused[i] = Error{ErrorCode::invalid_parameter, "sequences",
+                         "sequences[" + std::to_string(i) + "] is null"};
+      batch.push_back({Request{}, nullptr});
+      continue;
+    }
     Result<Request> r = sequences[i]->request(rows[i]);
-    if (!r) refused[i] = r.error();
-    batch.push_back({r ? *r : Request{}, &sequences[i]->rng()});
-    if (!r) batch.back().rng = nullptr;
+    if (!r && !refused[i]) refused[i] = r.error();
+    batch.push_back({r && !refused[i] ? *r : Request{}, &sequences[i]->rng()});
+    if (refused[i]) batch.back().rng = nullptr;
   }
   SampleOptions o = options;
   o.generated_checked = 0;  // a sequence's ids were checked as they came

@@ -35,7 +35,9 @@ struct Plan {
   bool mask;             // a mask is given
   bool adjust;           // a logit bias or a mask is given
   size_t top_logprobs;   // Token::top_logprobs entries wanted
-  bool logprob;          // the logprob's softmax is wanted (by the caller or a trace)
+  bool rank;             // Token::rank wanted
+  // The logprob's softmax is wanted (by the caller, a trace, top-N or rank).
+  bool logprob;
   // Temperature 1 without top-k: the logprob's e values are step 9's over
   // K = every id, so steps 6 to 9 need no second exp pass.
   bool shared_softmax;
@@ -98,7 +100,7 @@ struct LogprobSoftmax {
     return (logits.At(id) - max) - std::log(z);
   }
   // The token `id` with its logprob (NaN unless plan.logprob), the
-  // processed one (`processed`) and its top-N logprobs.
+  // processed one (`processed`), its top-N logprobs and its rank.
   Token TokenOf(const Logits& logits, size_t id, double processed, const Plan& plan,
                 detail::WorkspaceImpl& ws) const;
 };

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -19,6 +20,7 @@
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "batch_outputs.hpp"
 #include "call_guard.hpp"
 #include "module_inputs.hpp"
 
@@ -93,6 +95,7 @@ std::string TypeName(py::handle obj) {
 // ------------------------------------------- tensors as runtimes hold them
 
 bool IsTorchTensor(py::handle obj) {
+  if (py::isinstance<py::array>(obj)) return false;  // the common case, without lookups
   const py::handle type = py::type::handle_of(obj);
   return std::string(py::str(type.attr("__module__"))).rfind("torch", 0) == 0 &&
          py::hasattr(obj, "device") && py::hasattr(obj, "requires_grad");
@@ -150,10 +153,9 @@ py::object BitmaskWords(py::handle bitmask) {
 // arrays are words of the type the keyword names (bf16 has no numpy dtype).
 xs::LogitType RowType(const py::array& a, py::handle dtype, const char* field) {
   const bool f32 = a.dtype().equal(py::dtype::of<float>());
-  const bool f16 = a.dtype().equal(py::dtype("float16"));
+  const bool f16 = !f32 && a.dtype().equal(py::dtype("float16"));
   const bool words = a.dtype().equal(py::dtype::of<uint16_t>()) ||
                      a.dtype().equal(py::dtype::of<int16_t>());
-  const std::string have = py::str(a.dtype());
   const std::string name = dtype.is_none() ? "" : std::string(py::str(dtype));
   if (!name.empty() && name != "f32" && name != "f16" && name != "bf16") {
     Raise(xs::ErrorCode::invalid_parameter, "dtype",
@@ -163,7 +165,8 @@ xs::LogitType RowType(const py::array& a, py::handle dtype, const char* field) {
   if ((name.empty() || name == "f16") && f16) return xs::LogitType::f16;
   if (name == "f16" && words) return xs::LogitType::f16;
   if (name == "bf16" && words) return xs::LogitType::bf16;
-  std::string why = std::string(field) + ": dtype " + have;
+  // (str() of a dtype costs microseconds: only here, for the message.)
+  std::string why = std::string(field) + ": dtype " + std::string(py::str(a.dtype()));
   if (name.empty()) {
     why += words ? "; 16-bit words need dtype='bf16' or dtype='f16' to say which"
                  : "; logits are float32 or float16 (native byte order), or 16-bit words "
@@ -380,7 +383,7 @@ Features ReadFeatures(py::handle logit_bias, py::handle allowed, py::handle bann
   return f;
 }
 
-xs::SampleOptions Options(std::string_view engine, bool logprob) {
+xs::SampleOptions Options(std::string_view engine, bool logprob, bool rank) {
   xs::SampleOptions o;
   if (engine == "reference") {
     o.engine = xs::Engine::reference;
@@ -389,6 +392,7 @@ xs::SampleOptions Options(std::string_view engine, bool logprob) {
           "engine = " + std::string(engine) + ": use \"fast\" or \"reference\"");
   }
   o.logprob = logprob;
+  o.rank = rank;
   return o;
 }
 
@@ -417,9 +421,9 @@ xs::Pcg32& RowGenerator(py::handle obj, const std::string& at) {
 
 xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32& rng,
                  py::handle prompt, py::handle generated, std::string_view engine,
-                 bool logprob, py::handle logit_bias, py::handle allowed, py::handle banned,
-                 py::handle bitmask, py::handle dtype) {
-  const xs::SampleOptions options = Options(engine, logprob);
+                 bool logprob, bool rank, py::handle logit_bias, py::handle allowed,
+                 py::handle banned, py::handle bitmask, py::handle dtype) {
+  const xs::SampleOptions options = Options(engine, logprob, rank);
   const Rows row = ReadRows(logits, 1, "logits", dtype);
   const Ids p = ReadIds(prompt, "prompt", row.vocab);
   const Ids g = ReadIds(generated, "generated", row.vocab);
@@ -470,12 +474,13 @@ py::object PerRow(py::handle arg, ssize_t i, ssize_t rows, const char* field,
   return seq[static_cast<size_t>(i)];
 }
 
-py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
-                     py::handle prompts, py::handle generated, int threads,
-                     std::string_view engine, bool logprob, py::handle logit_bias,
-                     py::handle allowed, py::handle banned, py::handle bitmask,
-                     py::handle dtype) {
-  const xs::SampleOptions options = Options(engine, logprob);
+py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
+                       py::handle prompts, py::handle generated, int threads,
+                       std::string_view engine, bool logprob, bool rank,
+                       std::string_view output, py::handle logit_bias, py::handle allowed,
+                       py::handle banned, py::handle bitmask, py::handle dtype) {
+  const xs::SampleOptions options = Options(engine, logprob, rank);
+  const exactsample_python::Output form = exactsample_python::ReadOutput(output);
   const Rows block = ReadRows(rows, 2, "rows", dtype);
   const ssize_t n = block.rows;
   std::vector<Ids> ids;  // prompt and generated of each row
@@ -488,6 +493,7 @@ py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
   owners.reserve(static_cast<size_t>(n));
   local.reserve(static_cast<size_t>(n));
   std::unordered_set<const xs::Pcg32*> seen;
+  size_t top_n = 0;  // the columns of output="numpy"'s top-N arrays
   for (ssize_t i = 0; i < n; ++i) {
     const std::string at = "[" + std::to_string(i) + "]";
     const py::object p = PerRow(params, i, n, "params", true);
@@ -517,6 +523,7 @@ py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
                                   ParamsOrDefault(row_params), f.Bias(), f.Mask()},
                                  i),
                      &local.back()});
+    top_n = std::max(top_n, exactsample_python::TopColumns(batch.back().request.params));
   }
   // Every generator marked for the call: all of them advance, or none.
   xs::python::CallGuard guard;
@@ -532,10 +539,7 @@ py::list SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
     xs::sample_batch(batch, results, workspace, options, threads);
   }
   xs::python::BeforeCommit();
-  py::list out(static_cast<size_t>(n));
-  for (size_t i = 0; i < results.size(); ++i) {
-    out[i] = results[i] ? py::cast(*results[i]) : SampleErrorObject(results[i].error());
-  }
+  py::object out = exactsample_python::BatchResults(results, form, top_n, rank);
   for (size_t i = 0; i < results.size(); ++i) *owners[i] = local[i];  // cannot fail
   return out;
 }
@@ -642,8 +646,15 @@ xs::Extras ReadExtras(py::handle logit_bias, py::handle allowed, py::handle bann
           {mask.allowed_bits.begin(), mask.allowed_bits.end()}};
 }
 
-xs::SampleOptions ReadOptions(std::string_view engine, bool logprob) {
-  return Options(engine, logprob);
+xs::SampleOptions ReadOptions(std::string_view engine, bool logprob, bool rank) {
+  return Options(engine, logprob, rank);
+}
+
+size_t TopColumns(const xs::SamplingParams& params) {
+  // An out-of-range count is the row's error, not a column count.
+  return params.top_logprobs > 0 && params.top_logprobs <= xs::kMaxTopLogprobs
+             ? static_cast<size_t>(params.top_logprobs)
+             : 0;
 }
 
 void ThrowSampleError(const xs::Error& error) { throw SampleErrorThrow{error}; }
@@ -752,11 +763,21 @@ PYBIND11_MODULE(_exactsample, m) {
           },
           "(id, logprob) of the SamplingParams.top_logprobs ids with the largest raw "
           "logprob, in (logprob desc, id asc) order, -inf ones left out.")
+      .def_property_readonly(
+          "rank",
+          [](const xs::Token& t) -> py::object {
+            return t.rank > 0 ? py::object(py::int_(t.rank)) : py::none();
+          },
+          "With rank=True, the id's place among all V ids in top_logprobs' order\n"
+          "(raw logprob desc, id asc): 1 + the ids with a larger logprob + the lower\n"
+          "ids with an equal one. None without rank=True.")
       .def("__eq__", [](const xs::Token& a, const xs::Token& b) { return a == b; })
       .def("__repr__", [](const xs::Token& t) {
         return "Token(id=" + std::to_string(t.id) +
                ", logprob=" + std::string(py::repr(py::float_(t.logprob))) + ")";
       });
+
+  exactsample_python::RegisterBatchArrays(m);
 
   py::class_<xs::TargetInfo>(m, "TargetInfo", "A SIMD target compiled into the fast engine.")
       .def_readonly("name", &xs::TargetInfo::name)
@@ -775,7 +796,8 @@ PYBIND11_MODULE(_exactsample, m) {
 
   m.def("sample", &Sample, "logits"_a, "params"_a.none(true), "rng"_a, py::kw_only(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
-        "logprob"_a = true, "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
+        "logprob"_a = true, "rank"_a = false, "logit_bias"_a = py::none(),
+        "allowed_token_ids"_a = py::none(),
         "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
         "dtype"_a = py::none(),
         "Samples one token from a 1-D float32 or float16 row, or 16-bit words with\n"
@@ -785,7 +807,8 @@ PYBIND11_MODULE(_exactsample, m) {
         "leaving rng untouched. The GIL is released while sampling. logit_bias\n"
         "({id: bias}, keys ints or decimal strings), allowed_token_ids,\n"
         "banned_token_ids and allowed_bitmask (numpy uint32 words, bit i % 32 of\n"
-        "word i / 32 set = allowed) are the library's runtime features.");
+        "word i / 32 set = allowed) are the library's runtime features. rank=True\n"
+        "fills Token.rank (an O(V) count).");
   m.def("validate", &Validate, "logits"_a, "params"_a.none(true), py::kw_only(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "logit_bias"_a = py::none(),
         "allowed_token_ids"_a = py::none(), "banned_token_ids"_a = py::none(),
@@ -793,8 +816,8 @@ PYBIND11_MODULE(_exactsample, m) {
         "Checks a request without sampling; raises SampleError.");
   m.def("sample_batch", &SampleBatch, "rows"_a, "params"_a.none(true), "rngs"_a,
         py::kw_only(), "prompts"_a = py::none(), "generated"_a = py::none(),
-        "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true,
-        "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
+        "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true, "rank"_a = false,
+        "output"_a = "tokens", "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
         "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
         "dtype"_a = py::none(),
         "One token per row of a 2-D array (rows x V; float32, float16, or 16-bit\n"
@@ -804,7 +827,9 @@ PYBIND11_MODULE(_exactsample, m) {
         "result of a row does not depend on the others or on threads (0: the\n"
         "hardware's thread count). logit_bias is one mapping for every row or one\n"
         "per row; allowed_token_ids, banned_token_ids and allowed_bitmask one per\n"
-        "row (None: none).");
+        "row (None: none). output='numpy' (or 'torch') returns a BatchArrays\n"
+        "instead: one array per output, filled without a Python object per token;\n"
+        "rank=True fills Token.rank (and BatchArrays.ranks).");
   exactsample_python::RegisterSequence(m);
 
   m.def(

@@ -37,8 +37,11 @@ std::vector<int32_t> ReadIdList(py::handle ids, const std::string& field, size_t
 xs::Extras ReadExtras(py::handle logit_bias, py::handle allowed, py::handle banned,
                       py::handle bitmask, size_t vocab);
 
-// engine ("fast" or "reference") and logprob as sample() reads them.
-xs::SampleOptions ReadOptions(std::string_view engine, bool logprob);
+// engine ("fast" or "reference"), logprob and rank as sample() reads them.
+xs::SampleOptions ReadOptions(std::string_view engine, bool logprob, bool rank);
+
+// The top-N columns a row with these parameters fills in output="numpy".
+size_t TopColumns(const xs::SamplingParams& params);
 
 // Raises `error` as an exactsample.SampleError.
 [[noreturn]] void ThrowSampleError(const xs::Error& error);

@@ -1,13 +1,16 @@
-// _exactsample_probe: the C++ calls that exactsample.sample and
-// exactsample.Sequence.sample wrap, timed inside the Python process, for
-// bench/python_overhead.py. Not installed.
+// _exactsample_probe: the C++ calls that exactsample.sample,
+// exactsample.Sequence.sample and exactsample.sample_batch wrap, timed
+// inside the Python process, for bench/python_overhead.py. Not installed.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <utility>
+#include <vector>
 
+#include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
 #include "exactsample/sequence.hpp"
 
@@ -64,6 +67,40 @@ class SequenceProbe {
   xs::Workspace ws_;
 };
 
+// The C++ call that exactsample.sample_batch wraps: sample_batch (default
+// parameters, logprob on) over a rows x V block, one generator per row,
+// stream(seed + i) for row i.
+class BatchProbe {
+ public:
+  BatchProbe(size_t rows, uint64_t seed) {
+    for (size_t i = 0; i < rows; ++i) rngs_.push_back(xs::stream(seed + i, xs::Purpose::sample));
+  }
+
+  int64_t SampleNs(const py::array_t<float, py::array::c_style>& block, int threads) {
+    if (block.ndim() != 2 || static_cast<size_t>(block.shape(0)) != rngs_.size()) {
+      throw py::value_error("rows: a 2-D array of one row per generator");
+    }
+    const auto vocab = static_cast<size_t>(block.shape(1));
+    rows_.clear();
+    for (size_t i = 0; i < rngs_.size(); ++i) {
+      rows_.push_back({{{block.data() + i * vocab, vocab}, {}, {}, {}}, &rngs_[i]});
+    }
+    const auto start = std::chrono::steady_clock::now();
+    xs::sample_batch(rows_, results_, ws_, {}, threads);
+    const auto stop = std::chrono::steady_clock::now();
+    for (const auto& r : results_) {
+      if (!r) throw py::value_error(r.error().message);
+    }
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count();
+  }
+
+ private:
+  std::vector<xs::Pcg32> rngs_;
+  std::vector<xs::BatchRow> rows_;
+  std::vector<xs::Result<xs::Token>> results_;
+  xs::BatchWorkspace ws_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_exactsample_probe, m) {
@@ -73,4 +110,7 @@ PYBIND11_MODULE(_exactsample_probe, m) {
   py::class_<SequenceProbe>(m, "SequenceProbe")
       .def(py::init<size_t, uint64_t>(), py::arg("vocab"), py::arg("seed"))
       .def("sample_ns", &SequenceProbe::SampleNs, py::arg("row"));
+  py::class_<BatchProbe>(m, "BatchProbe")
+      .def(py::init<size_t, uint64_t>(), py::arg("rows"), py::arg("seed"))
+      .def("sample_ns", &BatchProbe::SampleNs, py::arg("rows"), py::arg("threads"));
 }

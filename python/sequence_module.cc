@@ -27,6 +27,7 @@
 
 #include "exactsample/batch.hpp"
 #include "exactsample/sequence.hpp"
+#include "batch_outputs.hpp"
 #include "module_inputs.hpp"
 
 namespace exactsample_python {
@@ -174,10 +175,10 @@ struct CallInputs {
 };
 
 xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handle params,
-                     std::string_view engine, bool logprob, py::handle logit_bias,
+                     std::string_view engine, bool logprob, bool rank, py::handle logit_bias,
                      py::handle allowed, py::handle banned, py::handle bitmask, py::handle dtype) {
   const InUse in_use(self, append ? "sample" : "sample_only");
-  const xs::SampleOptions options = ReadOptions(engine, logprob);
+  const xs::SampleOptions options = ReadOptions(engine, logprob, rank);
   const CallInputs in(logits, params, logit_bias, allowed, banned, bitmask, dtype);
   const xs::Step step = in.Step();
   thread_local xs::Workspace workspace;
@@ -238,9 +239,9 @@ std::unique_ptr<PySequence> Restore(py::handle bytes) {
   return std::make_unique<PySequence>(Unwrap(xs::Sequence::restore(ReadBytes(bytes))));
 }
 
-py::list SampleBatchSequences(py::sequence sequences, py::handle rows, py::handle params,
-                              int threads, std::string_view engine, bool logprob, bool accept,
-                              py::handle dtype) {
+py::object SampleBatchSequences(py::sequence sequences, py::handle rows, py::handle params,
+                                int threads, std::string_view engine, bool logprob, bool rank,
+                                std::string_view output, bool accept, py::handle dtype) {
   const size_t n = sequences.size();
   // The objects are held here: another thread may empty the caller's list
   // while the GIL is released.
@@ -262,7 +263,8 @@ py::list SampleBatchSequences(py::sequence sequences, py::handle rows, py::handl
     owners.push_back(std::move(item));
   }
   const InUse in_use(wrapped, "sample_batch_sequences");
-  const xs::SampleOptions options = ReadOptions(engine, logprob);
+  const xs::SampleOptions options = ReadOptions(engine, logprob, rank);
+  const Output form = ReadOutput(output);
   const StepRows block = ReadStepRows(rows, 2, "rows", dtype);
   if (block.steps.size() != n) {
     ThrowSampleError({xs::ErrorCode::invalid_parameter, "rows",
@@ -287,9 +289,11 @@ py::list SampleBatchSequences(py::sequence sequences, py::handle rows, py::handl
   }
   std::vector<xs::Step> steps = block.steps;
   std::vector<xs::Sequence*> seqs;
+  size_t top_n = 0;  // the columns of output="numpy"'s top-N arrays
   for (size_t i = 0; i < n; ++i) {
     if (row_params[i]) steps[i].params = &*row_params[i];
     seqs.push_back(&wrapped[i]->seq);
+    top_n = std::max(top_n, TopColumns(row_params[i] ? *row_params[i] : seqs[i]->params()));
   }
   thread_local xs::BatchWorkspace workspace;
   std::vector<xs::Result<xs::Token>> results;
@@ -297,11 +301,7 @@ py::list SampleBatchSequences(py::sequence sequences, py::handle rows, py::handl
     py::gil_scoped_release release;
     xs::sample_batch(seqs, steps, results, workspace, options, threads, accept);
   }
-  py::list out(n);
-  for (size_t i = 0; i < n; ++i) {
-    out[i] = results[i] ? py::cast(*results[i]) : SampleErrorValue(results[i].error());
-  }
-  return out;
+  return BatchResults(results, form, top_n, rank);
 }
 
 constexpr const char* kSequenceDoc =
@@ -340,15 +340,15 @@ void RegisterSequence(py::module_& m) {
           "SampleError for a vocab outside [1, 2^31 - 1] or bad parameters or extras.");
   const auto sample_keywords = [](bool append) {
     return [append](PySequence& self, py::handle logits, py::handle params, std::string_view engine,
-                    bool logprob, py::handle logit_bias, py::handle allowed, py::handle banned,
-                    py::handle bitmask, py::handle dtype) {
-      return SampleStep(self, append, logits, params, engine, logprob, logit_bias, allowed, banned,
-                        bitmask, dtype);
+                    bool logprob, bool rank, py::handle logit_bias, py::handle allowed,
+                    py::handle banned, py::handle bitmask, py::handle dtype) {
+      return SampleStep(self, append, logits, params, engine, logprob, rank, logit_bias, allowed,
+                        banned, bitmask, dtype);
     };
   };
   for (const bool append : {true, false}) {
     cls.def(append ? "sample" : "sample_only", sample_keywords(append), "logits"_a, py::kw_only(),
-            "params"_a = py::none(), "engine"_a = "fast", "logprob"_a = true,
+            "params"_a = py::none(), "engine"_a = "fast", "logprob"_a = true, "rank"_a = false,
             "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
             "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
             "dtype"_a = py::none(),
@@ -427,13 +427,14 @@ void RegisterSequence(py::module_& m) {
 
   m.def("sample_batch_sequences", &SampleBatchSequences, "sequences"_a, "rows"_a, py::kw_only(),
         "params"_a = py::none(), "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true,
-        "accept"_a = true, "dtype"_a = py::none(),
+        "rank"_a = false, "output"_a = "tokens", "accept"_a = true, "dtype"_a = py::none(),
         "One token per sequence, rows[i] (a 2-D array, rows x V, as sample_batch)\n"
         "on sequences[i], across threads: results[i] is what sequences[i].sample(rows[i])\n"
         "gives (accept=False: sample_only). params: None (each sequence's own), one\n"
         "SamplingParams for every row or one per row (None entries: the sequence's).\n"
         "Returns a list of Token, or SampleError for a bad row (not raised; that\n"
-        "sequence unchanged). Every sequence is in use for the whole call.");
+        "sequence unchanged); output='numpy' or 'torch': a BatchArrays, as\n"
+        "sample_batch. Every sequence is in use for the whole call.");
 }
 
 }  // namespace exactsample_python

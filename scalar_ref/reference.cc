@@ -88,6 +88,17 @@ struct LogSoftmax {
   double At(const Logits& l, int32_t id) const { return (l[id] - max) - std::log(z); }
 };
 
+// Token::rank: 1 + the ids before `id` in (logprob desc, id asc) order,
+// the order of top_logprobs, over all V ids (-inf ones included).
+int64_t Rank(const Logits& l, const LogSoftmax& logprob, int32_t id) {
+  const double mine = logprob.At(l, id);
+  int64_t rank = 1;
+  for (size_t i = 0; i < l.size(); ++i) {
+    rank += Before(logprob.At(l, static_cast<int32_t>(i)), static_cast<int64_t>(i), mine, id);
+  }
+  return rank;
+}
+
 // The processed logprob of id in K: log_softmax over K of t, as step 9
 // computes it, with a zero M_K taken as +0.0.
 double ProcessedLogprob(const Logits& t, const Softmax& kept, int32_t id) {
@@ -164,8 +175,10 @@ Ids MinP(const Logits& t, const Ids& kept, double m) {
 
 }  // namespace
 
-Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace,
-                     std::vector<KeptProb>* distribution, const Choose* choose) {
+Result<Token> Sample(const Request& request, Pcg32& rng, const SampleOptions& options,
+                     const Choose* choose) {
+  Trace* const trace = options.trace;
+  std::vector<KeptProb>* distribution = options.distribution;
   std::vector<KeptProb> chosen_from;
   if (distribution == nullptr && choose != nullptr) distribution = &chosen_from;
   if (distribution != nullptr) distribution->clear();
@@ -205,6 +218,7 @@ Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace,
     Token out{id, logprob.At(l, id), processed};
     out.top_count = TopLogprobs(l, all.max, all.z, static_cast<size_t>(p.top_logprobs),
                                 out.top.data());
+    if (options.rank) out.rank = Rank(l, logprob, id);
     return out;
   };
   if (p.temperature == 0.0) {

@@ -12,13 +12,13 @@
 
 namespace exactsample::scalar_ref {
 
-// `request` must have passed checks::ParamsAndIds. Fills *trace and
-// *distribution (SampleOptions::distribution) when given.
+// `request` must have passed checks::ParamsAndIds. Fills *options.trace
+// and *options.distribution when given, Token::rank with options.rank (the
+// engine is not read: this is the reference).
 // With `choose`, steps 10 and 11 are its answer to the distribution (one of
 // its ids): no draw is taken (the speculative page's tests draw instead).
 using Choose = std::function<int32_t(std::span<const KeptProb> distribution)>;
-Result<Token> Sample(const Request& request, Pcg32& rng, Trace* trace,
-                     std::vector<KeptProb>* distribution = nullptr,
+Result<Token> Sample(const Request& request, Pcg32& rng, const SampleOptions& options,
                      const Choose* choose = nullptr);
 
 // Token::top_logprobs: the first `count` finite ids of (logprob desc, id

@@ -13,22 +13,14 @@
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "tests/c_cases.hpp"
 #include "tests/random_requests.hpp"
 #include "tests/test_util.hpp"
 
 namespace exactsample {
 namespace {
 
-// A token's every output, as bits.
-std::vector<uint64_t> Bits(const Token& t) {
-  std::vector<uint64_t> out{static_cast<uint64_t>(t.id), test::Bits(t.logprob),
-                            test::Bits(t.processed_logprob)};
-  for (const TopLogprob& e : t.top_logprobs()) {
-    out.push_back(static_cast<uint64_t>(e.id));
-    out.push_back(test::Bits(e.logprob));
-  }
-  return out;
-}
+using test::Bits;
 
 // Three tokens of a request (each appended to the history) on `engine`,
 // and the generator position; the error message instead when it fails.
@@ -289,56 +281,8 @@ TEST(Features, MaskedIdBiasedToInfinityIsMasked) {
   }
 }
 
-// A random case's parameters for the C ABI.
-exactsample_params CParams(const test::RandomCase& c) {
-  exactsample_params params;
-  exactsample_params_init(&params);
-  params.temperature = c.params.temperature;
-  params.repetition_penalty = c.params.repetition_penalty;
-  params.presence_penalty = c.params.presence_penalty;
-  params.frequency_penalty = c.params.frequency_penalty;
-  params.top_k = c.params.top_k;
-  params.top_p = c.params.top_p;
-  params.min_p = c.params.min_p;
-  return params;
-}
-
-// A case's additions as exactsample_extras (none when `with` is false), with
-// the outputs in arrays here.
-struct CExtras {
-  int32_t top_ids[20];
-  double top_values[20];
-  double processed = NAN;
-  size_t top_count = 99;
-  exactsample_extras extras{};
-
-  CExtras(const test::RandomCase& c, bool with) {
-    extras.struct_size = sizeof extras;
-    extras.top_ids = top_ids;
-    extras.top_logprob_values = top_values;
-    extras.top_count = &top_count;
-    extras.processed_logprob = &processed;
-    if (!with) return;
-    extras.bias_ids = c.bias_ids.data();
-    extras.bias_values = c.bias_values.data();
-    extras.bias_len = c.bias_ids.size();
-    extras.allowed_ids = c.allowed.data();
-    extras.allowed_len = c.allowed.size();
-    extras.banned_ids = c.banned.data();
-    extras.banned_len = c.banned.size();
-    extras.allowed_bitmask = c.allowed_bits.data();
-    extras.allowed_bitmask_words = c.allowed_bits.size();
-    extras.top_logprobs = c.params.top_logprobs;
-  }
-  CExtras(const CExtras&) = delete;  // extras points into this object
-
-  Token TokenOf(int32_t id, double logprob) const {
-    Token t{id, logprob, processed};
-    t.top_count = top_count;
-    for (size_t j = 0; j < top_count; ++j) t.top[j] = {top_ids[j], top_values[j]};
-    return t;
-  }
-};
+using test::CExtras;
+using test::CParams;
 
 // A fast-engine sampler and a workspace for the C++ side.
 class FeaturesCAbi : public ::testing::Test {
@@ -360,7 +304,7 @@ TEST_F(FeaturesCAbi, SampleExMatchesTheCppApi) {
     Pcg32 rng = stream(c.seed, Purpose::sample);
     const auto want = sample(c.At(c.generated), rng, ws);
 
-    const exactsample_params params = CParams(c);
+    const exactsample_params params = CParams(c.params);
     CExtras out(c, true);
     double logprob = NAN;
     exactsample_rng crng;
@@ -400,7 +344,7 @@ TEST_F(FeaturesCAbi, BatchExMatchesTheCppApi) {
     const size_t vocab = c.logits.size();
     std::vector<float> rows_logits;
     for (int r = 0; r < 3; ++r) rows_logits.insert(rows_logits.end(), c.logits.begin(), c.logits.end());
-    const exactsample_params params = CParams(c);
+    const exactsample_params params = CParams(c.params);
     CExtras with(c, true), without(c, false), bad(c, true);
     bad.extras.struct_size = 4;
     const exactsample_extras extras[] = {with.extras, without.extras, bad.extras};

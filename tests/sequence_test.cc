@@ -354,6 +354,35 @@ TEST(Sequence, ABatchOfSequencesEqualsEachSequenceAlone) {
   }
 }
 
+TEST(Sequence, ASequenceGivenTwoRowsOfABatchIsRefusedForTheSecond) {
+  const size_t vocab = 100;
+  Sequence a = MakeSequence(vocab, 1), b = MakeSequence(vocab, 2);
+  const Sequence b_before = b;
+  const std::vector<float> x = NormalRow(vocab, 3);
+  std::vector<Sequence*> seqs = {&a, &b, &a, &a};
+  const std::vector<Step> steps(4, Step{.logits = x});
+  BatchWorkspace bws;
+  std::vector<Result<Token>> results;
+  sample_batch(seqs, steps, results, bws, {}, 2);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0]);
+  EXPECT_TRUE(results[1]);
+  for (size_t i : {2, 3}) {
+    ASSERT_FALSE(results[i]);
+    EXPECT_EQ(results[i].error().field, "sequences");
+    EXPECT_EQ(results[i].error().message.find("sequences[" + std::to_string(i) + "] is sequences[0]"), 0u)
+        << results[i].error().message;
+  }
+  EXPECT_EQ(a.generated().size(), 1u);  // the first row only
+  Workspace ws;
+  Sequence alone = b_before;
+  ExpectSameToken(results[1], alone.sample({.logits = x}, ws), "b");
+  std::vector<Sequence*> with_null = {&a, nullptr};
+  sample_batch(with_null, std::span(steps).first(2), results, bws);
+  ASSERT_FALSE(results[1]);
+  EXPECT_EQ(results[1].error().message, "sequences[1] is null");
+}
+
 TEST(Sequence, TheDistributionIsTheSameOnBothEnginesAndEveryTarget) {
   test::ForEachTarget([](int64_t target) {
     for (uint64_t seed = 0; seed < test::Share(80); ++seed) {

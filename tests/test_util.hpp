@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "hwy/targets.h"
 
@@ -25,6 +26,17 @@ inline nlohmann::json LoadJson(const std::string& file) {
 }
 
 inline uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
+
+// A token's every output, as bits.
+inline std::vector<uint64_t> Bits(const Token& t) {
+  std::vector<uint64_t> out{static_cast<uint64_t>(t.id), Bits(t.logprob),
+                            Bits(t.processed_logprob)};
+  for (const TopLogprob& e : t.top_logprobs()) {
+    out.push_back(static_cast<uint64_t>(e.id));
+    out.push_back(Bits(e.logprob));
+  }
+  return out;
+}
 
 // What one call gave: the token (id and logprob bits) or the error's code,
 // and where it left the generator.

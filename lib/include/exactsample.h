@@ -66,6 +66,12 @@ typedef struct exactsample_params {
   int64_t top_k;             /* 0 = off */
   double top_p;              /* 1.0 = off */
   double min_p;              /* 0.0 = off */
+  /* The library's penalty window (README, "Beyond the spec"): 0 = the
+   * spec's whole history; n > 0: the repetition penalty over the distinct
+   * ids of the last n tokens of prompt followed by generated, presence and
+   * frequency over the counts in the last n generated tokens. A struct_size
+   * that ends before this field (an older caller) reads as 0. */
+  int64_t penalty_last_n;
 } exactsample_params;
 
 /* The request generator (PCG32) as plain fields, so a prefill worker can
@@ -104,7 +110,7 @@ typedef struct exactsample_extras {
    * whose bit (bit i % 32 of word i / 32) is set in allowed_bitmask (if
    * given: at least ceil(vocab / 32) words). allowed_ids not NULL with
    * allowed_len 0 is an empty list, which allows no id:
-   * EXACTSAMPLE_DEGENERATE (NULL: every id allowed). */
+   * EXACTSAMPLE_INVALID_ARGUMENT (NULL: every id allowed). */
   const int32_t* allowed_ids;
   size_t allowed_len;
   const int32_t* banned_ids;
@@ -244,6 +250,144 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_batch_ex16(
     exactsample_token* results, int threads);
 EXACTSAMPLE_API const char* exactsample_sampler_row_error(
     const exactsample_sampler* sampler, size_t row);
+
+/* Sequences and requests (docs/c-sequence.md): the one way through. A
+ * sequence follows one request from step to step: its parameters and
+ * extras, its generator, its prompt and generated ids and the per-id counts
+ * the penalties need, kept up to date as tokens arrive, so that a token
+ * costs the same at step 1 and at step 100,000. Its tokens equal
+ * exactsample_sample_ex with the same row, full history, parameters and
+ * generator, bit for bit. A sequence is a plain object: one call at a time
+ * on it (calls on different sequences may run on different threads, each
+ * with its own sampler). Every call that fails leaves the sequence as it
+ * was and takes no draw; the sampler's last error names the field and the
+ * value. */
+typedef struct exactsample_sequence exactsample_sequence;
+
+/* Zero it and set struct_size = sizeof(exactsample_sequence_config). */
+typedef struct exactsample_sequence_config {
+  uint32_t struct_size;
+  size_t vocab;                      /* V of every row this sequence samples */
+  const exactsample_params* params;  /* copied; NULL: the spec's defaults */
+  /* Bias, masks and top_logprobs N copied; its output pointers are
+   * ignored (a request's extras receive outputs); NULL: none. */
+  const exactsample_extras* extras;
+  uint64_t seed;                     /* the generator: stream(seed, 4) */
+  const exactsample_rng* rng;        /* non-NULL: this handed-over state instead */
+} exactsample_sequence_config;
+
+/* Every call taking a sampler uses it as the thread's context (engine,
+ * threads, scratch memory, last error). *out is written on success only. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_create(
+    exactsample_sampler* sampler, const exactsample_sequence_config* config,
+    exactsample_sequence** out);
+EXACTSAMPLE_API void exactsample_sequence_destroy(exactsample_sequence* sequence);
+/* A copy of everything, the generator included (n > 1, beams). */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_clone(
+    exactsample_sampler* sampler, const exactsample_sequence* sequence,
+    exactsample_sequence** out);
+/* Clears the prompt and generated ids; the generator goes back to where it
+ * was at create (or restore). */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_reset(
+    exactsample_sampler* sampler, exactsample_sequence* sequence);
+/* Appends a generated token chosen elsewhere (a forced token, a grammar's,
+ * an accepted draft); EXACTSAMPLE_INVALID_IDS for an id outside [0, V). */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_accept(
+    exactsample_sampler* sampler, exactsample_sequence* sequence, int32_t id);
+/* Appends prompt ids (one or many); an id outside [0, V) appends none. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_accept_prompt(
+    exactsample_sampler* sampler, exactsample_sequence* sequence,
+    const int32_t* ids, size_t n);
+/* The generator's current state. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_rng(
+    const exactsample_sequence* sequence, exactsample_rng* out);
+/* How many prompt and generated ids it holds; either pointer may be NULL. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_lengths(
+    const exactsample_sequence* sequence, size_t* prompt_len,
+    size_t* generated_len);
+/* Everything a second worker needs to continue the request, as bytes (the
+ * format is in docs/sequence.md). buffer NULL: *size gets the length (a
+ * size query). Otherwise the snapshot is written when capacity holds it
+ * and *size gets its length; a smaller capacity is EXACTSAMPLE_INVALID_ARGUMENT
+ * with nothing written. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_snapshot(
+    exactsample_sampler* sampler, const exactsample_sequence* sequence,
+    void* buffer, size_t capacity, size_t* size);
+/* A new sequence from a snapshot's size bytes; a truncated or corrupt one
+ * (or one of another format version) is EXACTSAMPLE_INVALID_ARGUMENT. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_restore(
+    exactsample_sampler* sampler, const void* snapshot, size_t size,
+    exactsample_sequence** out);
+
+/* One sampling call: the same struct for single and batch calls, on a
+ * sequence or stateless. Zero it and set struct_size =
+ * sizeof(exactsample_request); zero fields are "none" / "the default". */
+typedef struct exactsample_request {
+  uint32_t struct_size;
+  const void* logits;  /* the row: `vocab` values of logits_type */
+  int logits_type;     /* EXACTSAMPLE_LOGITS_F32 (0), _F16 or _BF16 */
+  size_t vocab;
+  /* exactsample_sample_requests only: row i's values start
+   * i * row_stride elements after logits, so every row of a matrix can
+   * point at its start (row_stride at least the row's element count). 0:
+   * logits is the row itself. Ignored by exactsample_sample_request. */
+  size_t row_stride;
+  /* Candidates (f32 only): with candidate_ids non-NULL, logits holds
+   * candidate_count f32 values, logits[j] the logit of id candidate_ids[j]
+   * (ids in [0, vocab), distinct, in any order), and every other id is
+   * -inf: the result is the one for that V-row. */
+  const int32_t* candidate_ids;
+  size_t candidate_count;
+  /* Stateless calls only (no sequence): the history and the generator,
+   * advanced when a token is sampled. generated_checked: the first N
+   * generated ids are known to be in [0, V) (an earlier call checked
+   * them), so only the rest are checked. With a sequence these stay
+   * NULL / 0: the sequence's are used. */
+  const int32_t* prompt;
+  size_t prompt_len;
+  const int32_t* generated;
+  size_t generated_len;
+  size_t generated_checked;
+  exactsample_rng* rng;
+  /* Overrides for this call: NULL = the sequence's (stateless: the
+   * defaults / none). A non-NULL extras replaces the sequence's bias,
+   * masks and N, and receives the outputs. */
+  const exactsample_params* params;
+  const exactsample_extras* extras;
+  /* With a sequence: nonzero appends the sampled token (else call
+   * exactsample_sequence_accept after the fact). Stateless: must be 0. */
+  int accept;
+  /* Receives the logprob; NULL: not computed (faster for top-k, greedy). */
+  double* logprob;
+  /* The distribution the token was drawn from: the ids of the final kept
+   * set K whose probability q (step 9's e / Z) is > 0, ascending, and
+   * their q; for a greedy token the one id with 1.0. kept_ids and
+   * kept_probs may each be NULL (not wanted); at most kept_capacity
+   * entries are written, and *kept_count gets the full count, which may
+   * exceed it. kept_count is required when either array is given. */
+  int32_t* kept_ids;
+  double* kept_probs;
+  size_t kept_capacity;
+  size_t* kept_count;
+} exactsample_request;
+
+/* One token: out gets the status, the id and the logprob (NaN when
+ * request->logprob is NULL); -1 and 0 on error, with nothing else written
+ * and no draw taken. sequence NULL: a stateless request. */
+EXACTSAMPLE_API exactsample_status exactsample_sample_request(
+    exactsample_sampler* sampler, exactsample_sequence* sequence,
+    const exactsample_request* request, exactsample_token* out);
+/* A batch across threads (threads <= 0: the hardware's count): requests[i]
+ * on sequences[i] (sequences NULL, or sequences[i] NULL: a stateless row);
+ * a sequence appears at most once. results[i] is what
+ * exactsample_sample_request gives for row i alone; a bad row does not stop
+ * the others, and exactsample_sampler_row_error gives its message. Returns
+ * EXACTSAMPLE_OK when every row was sampled, else the first failing row's
+ * status. */
+EXACTSAMPLE_API exactsample_status exactsample_sample_requests(
+    exactsample_sampler* sampler, exactsample_sequence* const* sequences,
+    const exactsample_request* requests, size_t rows,
+    exactsample_token* results, int threads);
 
 /* SIMD targets: count, names (best first), whether supported. */
 EXACTSAMPLE_API size_t exactsample_target_count(void);

@@ -21,6 +21,7 @@ except ImportError as e:
         "or make the environment with --system-site-packages to use Debian's)") from e
 
 from ._exactsample import (
+    BatchArrays,
     Pcg32,
     Purpose,
     SampleError,
@@ -40,6 +41,7 @@ from ._exactsample import (
 )
 
 __all__ = [
+    "BatchArrays",
     "Pcg32",
     "Purpose",
     "SampleError",

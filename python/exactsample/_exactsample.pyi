@@ -74,6 +74,32 @@ class Token:
     def processed_logprob(self) -> float: ...
     @property
     def top_logprobs(self) -> list[tuple[int, float]]: ...
+    @property
+    def rank(self) -> Optional[int]: ...  # with rank=True; else None
+
+# sample_batch(..., output="numpy" or "torch"): row i of each array is row
+# i's token (numpy arrays, or torch tensors on their memory).
+class BatchArrays:
+    @property
+    def ids(self) -> Any: ...  # int32 (rows,), -1 for a bad row
+    @property
+    def logprobs(self) -> Any: ...  # float64 (rows,)
+    @property
+    def processed_logprobs(self) -> Any: ...  # float64 (rows,)
+    @property
+    def ranks(self) -> Any: ...  # int64 (rows,) with rank=True, else None
+    @property
+    def top_ids(self) -> Any: ...  # int32 (rows, N), -1 padding
+    @property
+    def top_logprobs(self) -> Any: ...  # float64 (rows, N), -inf padding
+    @property
+    def status(self) -> Any: ...  # int8 (rows,): 0, or the C ABI's error code
+    @property
+    def errors(self) -> dict[int, SampleError]: ...  # the rows that failed
+
+# What sample_batch and sample_batch_sequences return: Token or SampleError
+# per row (output="tokens"), or the arrays (output="numpy" or "torch").
+BatchResults = Union[list[Union[Token, SampleError]], BatchArrays]
 
 class TargetInfo:
     @property
@@ -96,6 +122,7 @@ def sample(
     generated: Ids = None,
     engine: str = "fast",
     logprob: bool = True,
+    rank: bool = False,
     logit_bias: Optional[Mapping[Union[int, str], float]] = None,
     allowed_token_ids: Ids = None,
     banned_token_ids: Ids = None,
@@ -124,12 +151,14 @@ def sample_batch(
     threads: int = 0,
     engine: str = "fast",
     logprob: bool = True,
+    rank: bool = False,
+    output: str = "tokens",
     logit_bias: Union[Mapping[Union[int, str], float], SequenceOf[Optional[Mapping[Union[int, str], float]]], None] = None,
     allowed_token_ids: Optional[SequenceOf[Ids]] = None,
     banned_token_ids: Optional[SequenceOf[Ids]] = None,
     allowed_bitmask: Optional[SequenceOf[Optional[ArrayLike]]] = None,
     dtype: Optional[str] = None,
-) -> list[Union[Token, SampleError]]: ...
+) -> BatchResults: ...
 
 Bias = Optional[Mapping[Union[int, str], float]]
 
@@ -155,6 +184,7 @@ class Sequence:
         params: Optional[SamplingParams] = None,
         engine: str = "fast",
         logprob: bool = True,
+        rank: bool = False,
         logit_bias: Bias = None,
         allowed_token_ids: Ids = None,
         banned_token_ids: Ids = None,
@@ -192,9 +222,11 @@ def sample_batch_sequences(
     threads: int = 0,
     engine: str = "fast",
     logprob: bool = True,
+    rank: bool = False,
+    output: str = "tokens",
     accept: bool = True,
     dtype: Optional[str] = None,
-) -> list[Union[Token, SampleError]]: ...
+) -> BatchResults: ...
 
 class testing:
     @staticmethod

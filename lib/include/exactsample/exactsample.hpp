@@ -164,6 +164,10 @@ struct SampleOptions {
   // speculative page's dist); for a greedy token the one id with 1.0. Its
   // memory is reused across calls. Left empty on error.
   std::vector<KeptProb>* distribution = nullptr;
+  // true: Token::rank is filled (an O(V) count after sampling, and the
+  // logprob's softmax even where logprob is false); false: it is 0 and
+  // nothing is computed for it.
+  bool rank = false;
 };
 
 struct TopLogprob {
@@ -181,6 +185,11 @@ struct Token {
   // log(Z_K) with t = l / T, M_K the largest t in the final K (+0.0 when it
   // is zero) and Z_K step 9's sum over K; 0.0 for a greedy token.
   double processed_logprob = 0.0;
+  // With SampleOptions::rank, the id's place among all V ids in the order
+  // of top_logprobs, (raw logprob desc, id asc): 1 + the ids with a larger
+  // logprob + the lower ids with an equal one (so 1 for the first entry of
+  // top_logprobs; ids whose logits differ can tie by rounding). 0 without.
+  int64_t rank = 0;
   // The SamplingParams::top_logprobs ids with the largest raw logprob, in
   // (logprob desc, id asc) order, -inf ones left out: top[0 .. top_count).
   size_t top_count = 0;

@@ -1,0 +1,157 @@
+#include "batch_outputs.hpp"
+
+#include <pybind11/numpy.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exactsample.h"
+#include "module_inputs.hpp"
+
+namespace exactsample_python {
+namespace {
+
+using namespace pybind11::literals;
+
+// One batch's outputs, row i of each array for rows[i] (numpy arrays, or
+// torch tensors sharing their memory).
+struct BatchArrays {
+  py::object ids, logprobs, processed_logprobs, ranks, top_ids, top_logprobs, status;
+  py::dict errors;  // row -> SampleError, for the rows that failed
+};
+
+// The C ABI's status of an error (exactsample.h), 0 for a token.
+int8_t Status(const xs::Result<xs::Token>& r) {
+  if (r) return EXACTSAMPLE_OK;
+  switch (r.error().code) {
+    case xs::ErrorCode::invalid_parameter: return EXACTSAMPLE_INVALID_PARAMETER;
+    case xs::ErrorCode::invalid_logits: return EXACTSAMPLE_INVALID_LOGITS;
+    case xs::ErrorCode::invalid_ids: return EXACTSAMPLE_INVALID_IDS;
+    case xs::ErrorCode::degenerate: return EXACTSAMPLE_DEGENERATE;
+    case xs::ErrorCode::out_of_memory: break;
+  }
+  return EXACTSAMPLE_OUT_OF_MEMORY;
+}
+
+py::list TokenList(const std::vector<xs::Result<xs::Token>>& results) {
+  py::list out(results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    out[i] = results[i] ? py::cast(*results[i]) : SampleErrorValue(results[i].error());
+  }
+  return out;
+}
+
+BatchArrays Arrays(const std::vector<xs::Result<xs::Token>>& results, size_t top_n,
+                   bool rank) {
+  const auto n = static_cast<py::ssize_t>(results.size());
+  const auto columns = static_cast<py::ssize_t>(top_n);
+  const std::vector<py::ssize_t> shape{n, columns};
+  py::array_t<int32_t> ids(n), top_ids(shape);
+  py::array_t<double> logprobs(n), processed(n), top_logprobs(shape);
+  py::array_t<int64_t> ranks(rank ? n : 0);
+  py::array_t<int8_t> status(n);
+  BatchArrays out;
+  int32_t* id = ids.mutable_data();
+  double* logprob = logprobs.mutable_data();
+  double* processed_logprob = processed.mutable_data();
+  int64_t* row_rank = ranks.mutable_data();
+  int32_t* top_id = top_ids.mutable_data();
+  double* top_logprob = top_logprobs.mutable_data();
+  int8_t* row_status = status.mutable_data();
+  const xs::Token none{-1, NAN, NAN};  // what a bad row's entries hold
+  for (size_t i = 0; i < results.size(); ++i) {
+    const xs::Result<xs::Token>& r = results[i];
+    row_status[i] = Status(r);
+    const xs::Token& t = r ? *r : none;
+    if (!r) out.errors[py::int_(i)] = SampleErrorValue(r.error());
+    id[i] = t.id;
+    logprob[i] = t.logprob;
+    processed_logprob[i] = t.processed_logprob;
+    if (rank) row_rank[i] = t.rank;
+    for (size_t j = 0; j < top_n; ++j) {
+      const bool listed = j < t.top_count;
+      top_id[i * top_n + j] = listed ? t.top[j].id : -1;
+      top_logprob[i * top_n + j] = listed ? t.top[j].logprob : -INFINITY;
+    }
+  }
+  out.ids = std::move(ids);
+  out.logprobs = std::move(logprobs);
+  out.processed_logprobs = std::move(processed);
+  out.ranks = rank ? py::object(std::move(ranks)) : py::none();
+  out.top_ids = std::move(top_ids);
+  out.top_logprobs = std::move(top_logprobs);
+  out.status = std::move(status);
+  return out;
+}
+
+void ToTorch(BatchArrays& a) {
+  const py::object from_numpy = py::module_::import("torch").attr("from_numpy");
+  for (py::object* field : {&a.ids, &a.logprobs, &a.processed_logprobs, &a.ranks, &a.top_ids,
+                            &a.top_logprobs, &a.status}) {
+    if (!field->is_none()) *field = from_numpy(*field);
+  }
+}
+
+}  // namespace
+
+Output ReadOutput(std::string_view output) {
+  if (output == "tokens") return Output::tokens;
+  if (output == "numpy") return Output::numpy;
+  if (output == "torch") {
+    try {
+      py::module_::import("torch");
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_ImportError)) throw;
+      throw py::import_error("output='torch': torch cannot be imported (" +
+                             std::string(py::str(e.value())) +
+                             "); install it, or pass output='numpy'");
+    }
+    return Output::torch;
+  }
+  ThrowSampleError({xs::ErrorCode::invalid_parameter, "output",
+                    "output = " + std::string(output) +
+                        ": use \"tokens\" (a list of Token), \"numpy\" or \"torch\" (arrays)"});
+}
+
+py::object BatchResults(const std::vector<xs::Result<xs::Token>>& results, Output output,
+                        size_t top_n, bool rank) {
+  if (output == Output::tokens) return TokenList(results);
+  BatchArrays arrays = Arrays(results, top_n, rank);
+  if (output == Output::torch) ToTorch(arrays);
+  return py::cast(std::move(arrays));
+}
+
+void RegisterBatchArrays(py::module_& m) {
+  py::class_<BatchArrays>(
+      m, "BatchArrays",
+      "sample_batch(..., output='numpy' or 'torch'): row i of each array is row i's\n"
+      "token, as the Token of output='tokens' holds it, bit for bit. A bad row has\n"
+      "id -1, NaN logprobs, rank 0, its status code and its error in errors.")
+      .def_readonly("ids", &BatchArrays::ids, "int32 (rows,): the ids; -1 for a bad row.")
+      .def_readonly("logprobs", &BatchArrays::logprobs,
+                    "float64 (rows,): Token.logprob (NaN with logprob=False or a bad row).")
+      .def_readonly("processed_logprobs", &BatchArrays::processed_logprobs,
+                    "float64 (rows,): Token.processed_logprob (NaN for a bad row).")
+      .def_readonly("ranks", &BatchArrays::ranks,
+                    "int64 (rows,): Token.rank with rank=True (0 for a bad row); else None.")
+      .def_readonly("top_ids", &BatchArrays::top_ids,
+                    "int32 (rows, N), N the largest top_logprobs of the rows: each row's\n"
+                    "Token.top_logprobs ids, then -1.")
+      .def_readonly("top_logprobs", &BatchArrays::top_logprobs,
+                    "float64 (rows, N): their logprobs, then -inf.")
+      .def_readonly("status", &BatchArrays::status,
+                    "int8 (rows,): 0 for a token, else the C ABI's code of the row's error\n"
+                    "(2 invalid_parameter, 3 invalid_logits, 4 invalid_ids, 5 degenerate,\n"
+                    "6 out_of_memory).")
+      .def_readonly("errors", &BatchArrays::errors,
+                    "{row: SampleError} for the rows that failed (empty when none did).")
+      .def("__repr__", [](const BatchArrays& a) {
+        return "BatchArrays(rows=" + std::to_string(py::len(a.ids)) +
+               ", errors=" + std::to_string(py::len(a.errors)) + ")";
+      });
+}
+
+}  // namespace exactsample_python
