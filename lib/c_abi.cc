@@ -67,6 +67,11 @@ std::string ExtrasProblem(const exactsample_extras& x, const std::string& prefix
     std::string p = ArrayProblem(pointer, len, name + "." + field, len_field);
     if (!p.empty()) return p;
   }
+  // An allow list given but empty would allow no id: NULL is "every id".
+  if (x.allowed_ids != nullptr && x.allowed_len == 0) {
+    return name + ".allowed_ids is not NULL with allowed_len = 0: an empty list allows no id; "
+                  "pass NULL to allow every id";
+  }
   if (outputs && x.top_logprobs > 0 && (x.top_ids == nullptr || x.top_logprob_values == nullptr)) {
     return name + ".top_logprobs = " + std::to_string(x.top_logprobs) +
            " needs top_ids and top_logprob_values (one is NULL)";

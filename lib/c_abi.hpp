@@ -102,8 +102,8 @@ std::string ParamsProblem(const exactsample_params& p, const std::string& prefix
 SamplingParams ToParams(const exactsample_params& p);
 
 // "" when x (held by `prefix`, as for ParamsProblem) is well formed: its
-// struct_size, an array for every length and, when `outputs`, top_ids and
-// top_logprob_values for top_logprobs > 0.
+// struct_size, an array for every length, allowed_ids NULL or not empty
+// and, when `outputs`, top_ids and top_logprob_values for top_logprobs > 0.
 std::string ExtrasProblem(const exactsample_extras& x, const std::string& prefix, bool outputs);
 // x's outputs (each where given) from a sampled token.
 void WriteExtras(const Token& t, const exactsample_extras& x);

@@ -87,7 +87,11 @@ size_t TopLogprobs(const Logits& logits, const LogprobSoftmax& softmax, size_t c
   std::sort(out, out + kept, [](const TopLogprob& a, const TopLogprob& b) {
     return scalar_ref::Before(a.logprob, a.id, b.logprob, b.id);
   });
-  return kept;
+  // -inf ones (a finite l so far below M that l - M overflows) are left
+  // out, as unwritten entries; sorted by logprob, they are the last.
+  size_t finite = kept;
+  while (finite > 0 && out[finite - 1].logprob == -INFINITY) out[--finite] = TopLogprob{};
+  return finite;
 }
 
 // Token::rank: the ids before `id` in (logprob desc, id asc) order, counted

@@ -14,9 +14,16 @@ Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 
+// The whole sampling path on a scratch generator, the token discarded: the
+// checks that only the steps can make (a bias or penalty that overflows, a
+// mask that leaves nothing, l / T overflowing) answer exactly as in sample().
+// No draw can fail, so the generator's state does not matter. The workspace
+// is the thread's own, grown to the largest V it validated.
 Result<std::monostate> validate(const Request& request) {
-  if (auto e = checks::ParamsAndIds(request)) return *e;
-  if (auto e = checks::LogitValues(request)) return *e;
+  thread_local Workspace workspace;
+  Pcg32 scratch = Pcg32::FromState(0, 1, 0);
+  const Result<Token> token = sample(request, scratch, workspace);
+  if (!token) return token.error();
   return std::monostate{};
 }
 

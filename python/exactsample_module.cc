@@ -21,6 +21,7 @@
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
 #include "batch_outputs.hpp"
+#include "call_guard.hpp"
 #include "module_inputs.hpp"
 
 namespace py = pybind11;
@@ -251,14 +252,18 @@ Ids ReadIds(py::handle obj, const std::string& field, ssize_t vocab) {
       return r;
     }
   }
-  if (!py::isinstance<py::iterable>(obj) || py::isinstance<py::str>(obj)) {
+  // Text and bytes iterate, but hold no ids.
+  if (!py::isinstance<py::iterable>(obj) || py::isinstance<py::str>(obj) ||
+      PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr())) {
     Raise(xs::ErrorCode::invalid_ids, field,
           field + ": " + TypeName(obj) + " is not a sequence of token ids");
   }
   for (py::handle item : py::iter(obj)) {
     int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
-    if (v == -1 && PyErr_Occurred()) {
+    // A bool is an int to Python, never an id.
+    const long long v =
+        PyBool_Check(item.ptr()) ? -1 : PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
+    if (v == -1 && (PyErr_Occurred() || PyBool_Check(item.ptr()))) {
       PyErr_Clear();
       Raise(xs::ErrorCode::invalid_ids, field,
             field + "[" + std::to_string(r.copy.size()) + "] = " +
@@ -277,9 +282,11 @@ Ids ReadIds(py::handle obj, const std::string& field, ssize_t vocab) {
 }
 
 // The runtime features of one request, in the library's names: logit_bias
-// (a mapping id -> bias; keys ints or decimal strings, as in OpenAI's API),
-// allowed_token_ids, banned_token_ids, allowed_bitmask (uint32 words, bit
-// i % 32 of word i / 32 set = allowed; read in place when contiguous).
+// (a mapping id -> bias; keys ints or ids in canonical decimal, as in
+// OpenAI's API and the replay files, each id once), allowed_token_ids (an
+// empty one allows nothing: an error), banned_token_ids, allowed_bitmask
+// (uint32 words, bit i % 32 of word i / 32 set = allowed; read in place
+// when contiguous).
 struct Features {
   std::vector<int32_t> bias_ids;
   std::vector<double> bias_values;
@@ -294,6 +301,50 @@ struct Features {
   }
 };
 
+// A logit_bias key as an id in [0, vocab), in the replay reader's words: an
+// int (not a bool), or the canonical decimal of one ("0", "17"; no sign,
+// spaces or leading zeros).
+int32_t BiasKeyId(py::handle key, ssize_t vocab) {
+  std::string text;
+  if (py::isinstance<py::str>(key)) {
+    text = py::str(key);
+    const bool canonical = !text.empty() &&
+                           text.find_first_not_of("0123456789") == std::string::npos &&
+                           (text == "0" || text[0] != '0');
+    if (!canonical) {
+      Raise(xs::ErrorCode::invalid_ids, "logit_bias",
+            "logit_bias key \"" + text +
+                "\": not an id in canonical decimal (digits, no sign, spaces or leading "
+                "zeros: \"0\", \"17\")");
+    }
+  } else if (PyIndex_Check(key.ptr()) && !PyBool_Check(key.ptr())) {
+    text = py::str(py::reinterpret_steal<py::object>(PyNumber_Index(key.ptr())));
+  } else {
+    Raise(xs::ErrorCode::invalid_ids, "logit_bias",
+          "logit_bias key " + std::string(py::repr(key)) +
+              ": not an id (an int, or its canonical decimal string)");
+  }
+  // Decimal digits now, or '-' and digits; more than 10 digits lie beyond every V.
+  const long long id = text[0] == '-' || text.size() > 10 ? -1 : std::stoll(text);
+  if (id < 0 || id >= vocab) {
+    Raise(xs::ErrorCode::invalid_ids, "logit_bias",
+          "logit_bias key \"" + text + "\": outside [0, V) with V = " + std::to_string(vocab));
+  }
+  return static_cast<int32_t>(id);
+}
+
+// A bias value: a real number (not a bool).
+double BiasValue(py::handle value, int32_t id) {
+  const double v = PyBool_Check(value.ptr()) ? -1.0 : PyFloat_AsDouble(value.ptr());
+  if (PyBool_Check(value.ptr()) || (v == -1.0 && PyErr_Occurred())) {
+    PyErr_Clear();
+    Raise(xs::ErrorCode::invalid_parameter, "logit_bias",
+          "logit_bias[" + std::to_string(id) + "] = " + std::string(py::repr(value)) +
+              ": a bias is a number");
+  }
+  return v;
+}
+
 Features ReadFeatures(py::handle logit_bias, py::handle allowed, py::handle banned,
                       py::handle bitmask, ssize_t vocab) {
   Features f;
@@ -302,16 +353,23 @@ Features ReadFeatures(py::handle logit_bias, py::handle allowed, py::handle bann
       Raise(xs::ErrorCode::invalid_parameter, "logit_bias",
             "logit_bias: " + TypeName(logit_bias) + " is not a mapping of id to bias");
     }
+    std::unordered_set<int32_t> seen;
     for (py::handle item : logit_bias.attr("items")()) {
       const auto pair = py::reinterpret_borrow<py::tuple>(item);
-      py::object key = pair[0];
-      if (py::isinstance<py::str>(key)) key = py::int_(key);  // "12", as in OpenAI's API
-      const Ids id = ReadIds(py::make_tuple(key), "logit_bias", vocab);
-      f.bias_ids.push_back(id.ids[0]);
-      f.bias_values.push_back(pair[1].cast<double>());
+      const int32_t id = BiasKeyId(pair[0], vocab);
+      if (!seen.insert(id).second) {  // 1 and "1": one id spelled twice
+        Raise(xs::ErrorCode::invalid_ids, "logit_bias",
+              "logit_bias: id " + std::to_string(id) + " given twice");
+      }
+      f.bias_ids.push_back(id);
+      f.bias_values.push_back(BiasValue(pair[1], id));
     }
   }
   f.allowed = ReadIds(allowed, "allowed_token_ids", vocab);
+  if (!allowed.is_none() && f.allowed.ids.empty()) {
+    Raise(xs::ErrorCode::degenerate, "allowed_token_ids",
+          "allowed_token_ids: empty, so no id may be drawn; leave it out to allow every id");
+  }
   f.banned = ReadIds(banned, "banned_token_ids", vocab);
   if (!bitmask.is_none()) {
     const py::object words = BitmaskWords(bitmask);
@@ -345,6 +403,22 @@ const xs::SamplingParams& ParamsOrDefault(const xs::SamplingParams* params) {
 
 // ------------------------------------------------------------- sampling
 
+// `field` ("rng" or "rngs") and `at` ("" or "[i]") name the generator.
+[[noreturn]] void GeneratorInUse(const std::string& field, const std::string& at = "") {
+  Raise(xs::ErrorCode::invalid_parameter, field,
+        field + at + ": the generator is in use by another call (a generator serves one "
+                     "call at a time: give each thread its own)");
+}
+
+// Row `at` of sample_batch's rngs, or a SampleError naming it.
+xs::Pcg32& RowGenerator(py::handle obj, const std::string& at) {
+  if (!py::isinstance<xs::Pcg32>(obj)) {
+    Raise(xs::ErrorCode::invalid_parameter, "rngs",
+          "rngs" + at + ": " + TypeName(obj) + " is not a generator (exactsample.Pcg32)");
+  }
+  return obj.cast<xs::Pcg32&>();
+}
+
 xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32& rng,
                  py::handle prompt, py::handle generated, std::string_view engine,
                  bool logprob, bool rank, py::handle logit_bias, py::handle allowed,
@@ -356,14 +430,17 @@ xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32&
   const Features f = ReadFeatures(logit_bias, allowed, banned, bitmask, row.vocab);
   const xs::Request req =
       row.Apply({{}, p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()}, 0);
-  // The generator is copied in and out, so that a thread sharing it cannot
-  // see it half-written; an error leaves it as it was.
+  // The generator is copied in and out, and marked in use meanwhile; an
+  // error or an interrupt leaves it as it was.
+  xs::python::CallGuard guard;
+  if (!guard.Mark(&rng)) GeneratorInUse("rng");
   xs::Pcg32 local = rng;
   thread_local xs::Workspace workspace;
   xs::Result<xs::Token> token = [&] {
     py::gil_scoped_release release;
     return xs::sample(req, local, workspace, options);
   }();
+  xs::python::BeforeCommit();
   if (!token) throw SampleErrorThrow{token.error()};
   rng = local;
   return *token;
@@ -424,16 +501,22 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
     ids.push_back(ReadIds(PerRow(prompts, i, n, "prompts", false), "prompts" + at, block.vocab));
     ids.push_back(ReadIds(PerRow(generated, i, n, "generated", false), "generated" + at,
                           block.vocab));
-    auto* rng = PerRow(rngs, i, n, "rngs", false).cast<xs::Pcg32*>();
+    auto* rng = &RowGenerator(PerRow(rngs, i, n, "rngs", false), at);
     if (!seen.insert(rng).second) {
       Raise(xs::ErrorCode::invalid_parameter, "rngs",
             "rngs" + at + ": the same generator as an earlier row; each row needs its own");
     }
-    const Features& f = features.emplace_back(ReadFeatures(
-        PerRow(logit_bias, i, n, "logit_bias", true),
-        PerRow(allowed, i, n, "allowed_token_ids", false),
-        PerRow(banned, i, n, "banned_token_ids", false),
-        PerRow(bitmask, i, n, "allowed_bitmask", false), block.vocab));
+    const Features& f = features.emplace_back([&] {
+      try {
+        return ReadFeatures(PerRow(logit_bias, i, n, "logit_bias", true),
+                            PerRow(allowed, i, n, "allowed_token_ids", false),
+                            PerRow(banned, i, n, "banned_token_ids", false),
+                            PerRow(bitmask, i, n, "allowed_bitmask", false), block.vocab);
+      } catch (SampleErrorThrow& e) {  // the row's feature: named with its row
+        e.error.message = "row " + std::to_string(i) + ": " + e.error.message;
+        throw;
+      }
+    }());
     owners.push_back(rng);
     local.push_back(*rng);
     batch.push_back({block.Apply({{}, ids[ids.size() - 2].ids, ids.back().ids,
@@ -442,14 +525,23 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
                      &local.back()});
     top_n = std::max(top_n, exactsample_python::TopColumns(batch.back().request.params));
   }
+  // Every generator marked for the call: all of them advance, or none.
+  xs::python::CallGuard guard;
+  for (ssize_t i = 0; i < n; ++i) {
+    if (!guard.Mark(owners[static_cast<size_t>(i)])) {
+      GeneratorInUse("rngs", "[" + std::to_string(i) + "]");
+    }
+  }
   thread_local xs::BatchWorkspace workspace;
   std::vector<xs::Result<xs::Token>> results;
   {
     py::gil_scoped_release release;
     xs::sample_batch(batch, results, workspace, options, threads);
   }
-  for (size_t i = 0; i < results.size(); ++i) *owners[i] = local[i];
-  return exactsample_python::BatchResults(results, form, top_n, rank);
+  xs::python::BeforeCommit();
+  py::object out = exactsample_python::BatchResults(results, form, top_n, rank);
+  for (size_t i = 0; i < results.size(); ++i) *owners[i] = local[i];  // cannot fail
+  return out;
 }
 
 // ------------------------------------------------------ SamplingParams
@@ -469,6 +561,18 @@ void ForEachParam(F&& f) {
   f("penalty_last_n", &xs::SamplingParams::penalty_last_n);
 }
 
+// A SamplingParams field's value: an int or a float as the field takes
+// it, never a bool (True is an int to Python, not a parameter).
+template <class T>
+T ParamValue(const std::string& name, py::handle value) {
+  try {
+    if (!PyBool_Check(value.ptr())) return value.cast<T>();
+  } catch (const py::cast_error&) {
+  }
+  throw py::type_error(name + ": expected " + (std::is_integral_v<T> ? "an int" : "a float") +
+                       ", got " + std::string(py::repr(value)));
+}
+
 xs::SamplingParams ParamsFromKeywords(const py::kwargs& kwargs) {
   xs::SamplingParams p;
   for (const auto& [key, value] : kwargs) {
@@ -478,13 +582,7 @@ xs::SamplingParams ParamsFromKeywords(const py::kwargs& kwargs) {
       if (name != field) return;
       known = true;
       using T = std::remove_reference_t<decltype(p.*member)>;
-      try {
-        p.*member = value.template cast<T>();
-      } catch (const py::cast_error&) {
-        throw py::type_error(name + ": expected " +
-                             (std::is_integral_v<T> ? "an int" : "a float") + ", got " +
-                             std::string(py::repr(value)));
-      }
+      p.*member = ParamValue<T>(name, value);
     });
     if (!known) throw py::type_error("SamplingParams: unknown field " + name);
   }
@@ -505,6 +603,13 @@ bool ParamsEqual(const xs::SamplingParams& a, const xs::SamplingParams& b) {
   bool equal = true;
   ForEachParam([&](const char*, auto member) { equal = equal && a.*member == b.*member; });
   return equal;
+}
+
+// g, for a method that advances it: raises while a sampling call uses it
+// (the call would write its own copy back over the draws).
+xs::Pcg32& Unused(xs::Pcg32& g) {
+  if (xs::python::InUse(&g)) GeneratorInUse("rng");
+  return g;
 }
 
 std::string Hex(uint64_t v) {
@@ -595,10 +700,11 @@ PYBIND11_MODULE(_exactsample, m) {
                   "seq"_a = xs::Pcg32::kDefaultSeq,
                   "The spec's raw pcg32(initstate, seq), for its test vectors; a "
                   "request's generator is stream(seed).")
-      .def("next_u32", &xs::Pcg32::next_u32, "The next 32-bit output.")
-      .def("uniform_f64", &xs::Pcg32::uniform_f64,
+      .def("next_u32", [](xs::Pcg32& g) { return Unused(g).next_u32(); },
+           "The next 32-bit output.")
+      .def("uniform_f64", [](xs::Pcg32& g) { return Unused(g).uniform_f64(); },
            "Two outputs a, b: ((a >> 5) * 2^26 + (b >> 6)) * 2^-53.")
-      .def("advance", &xs::Pcg32::advance, "n"_a,
+      .def("advance", [](xs::Pcg32& g, uint64_t n) { Unused(g).advance(n); }, "n"_a,
            "Jumps ahead by n outputs (O(log n)), as n next_u32 calls would.")
       .def_property_readonly("state", &xs::Pcg32::state)
       .def_property_readonly("inc", &xs::Pcg32::inc)
@@ -629,7 +735,14 @@ PYBIND11_MODULE(_exactsample, m) {
   params.def(py::init(&ParamsFromKeywords), "SamplingParams(**fields): the spec's names.")
       .def("__repr__", &ParamsRepr)
       .def("__eq__", &ParamsEqual);
-  ForEachParam([&](const char* field, auto member) { params.def_readwrite(field, member); });
+  ForEachParam([&](const char* field, auto member) {
+    using T = std::remove_reference_t<decltype(std::declval<xs::SamplingParams&>().*member)>;
+    params.def_property(
+        field, [member](const xs::SamplingParams& p) { return p.*member; },
+        [member, name = std::string(field)](xs::SamplingParams& p, py::handle value) {
+          p.*member = ParamValue<T>(name, value);
+        });
+  });
 
   py::class_<xs::Token>(m, "Token", "A sampled token.")
       .def_readonly("id", &xs::Token::id)
@@ -740,4 +853,9 @@ PYBIND11_MODULE(_exactsample, m) {
       "name"_a,
       "Runs the fast engine on the named target from now on (\"\" restores the best);\n"
       "process-wide: call it while no other thread samples.");
+  testing.def(
+      "on_next_call", [](py::handle fn) { xs::python::SetNextCallHook(fn); }, "fn"_a,
+      "fn() runs once inside the next sample or sample_batch call, after the library\n"
+      "returned and before the call hands out its tokens (its generators still in use):\n"
+      "for testing an interrupt or another call arriving there. None clears it.");
 }

@@ -259,7 +259,10 @@ size_t TopLogprobs(std::span<const double> l, double max, double z, size_t count
   const double log_z = std::log(z);  // the same value for every id
   std::vector<TopLogprob> all;
   for (size_t i = 0; i < l.size(); ++i) {
-    if (l[i] != -INFINITY) all.push_back({static_cast<int32_t>(i), (l[i] - max) - log_z});
+    // -inf ones are left out: a -inf logit, and a finite one so far below M
+    // that l - M overflows.
+    const double logprob = (l[i] - max) - log_z;
+    if (logprob != -INFINITY) all.push_back({static_cast<int32_t>(i), logprob});
   }
   count = std::min(count, all.size());
   std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(count), all.end(),

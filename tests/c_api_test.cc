@@ -176,6 +176,9 @@ TEST(CApi, EachMalformedStructIsNamed) {
   EXPECT_EQ(message(&p, &e), "extras.allowed_ids is NULL with allowed_len = 3");
   e = with([](exactsample_extras& x) { x.banned_len = 4; });
   EXPECT_EQ(message(&p, &e), "extras.banned_ids is NULL with banned_len = 4");
+  e = with([](exactsample_extras& x) { x.allowed_ids = ids; });  // allowed_len 0: empty
+  EXPECT_EQ(message(&p, &e), "extras.allowed_ids is not NULL with allowed_len = 0: an empty "
+                             "list allows no id; pass NULL to allow every id");
   e = with([](exactsample_extras& x) { x.allowed_bitmask_words = 5; });
   EXPECT_EQ(message(&p, &e), "extras.allowed_bitmask is NULL with allowed_bitmask_words = 5");
   e = with([](exactsample_extras& x) { x.top_logprobs = 2; });

@@ -4,6 +4,7 @@
 // drawn), and the C ABI's exactsample_sample_ex against the C++ API.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -122,6 +123,71 @@ TEST(Features, TopLogprobsListsTheLargestRawLogprobs) {
     // the raw one.
     EXPECT_EQ(test::Bits(t->processed_logprob), test::Bits(t->logprob));
   }
+}
+
+// Logits [0, 0, 0] biased by +1e308 and -1e308: l = [1e308, -1e308, 0], M =
+// 1e308, Z = 1, so id 1's logprob (-1e308 - 1e308) overflows to -inf and is
+// left out like a -inf logit's, in both engines on every target, whether
+// the selection holds it (N = 3, 20) or stops before it (N = 1, 2).
+TEST(Features, TopLogprobsLeaveOutLogprobsThatOverflow) {
+  const std::vector<float> x{0.0f, 0.0f, 0.0f};
+  const std::vector<int32_t> ids{0, 1};
+  const std::vector<double> values{1e308, -1e308};
+  const TopLogprob want[] = {{0, 0.0}, {2, -1e308}};
+  Workspace ws;
+  for (int64_t n : {1, 2, 3, 20}) {
+    Request req{x, {}, {}, {}};
+    req.bias = {ids, values};
+    req.params.top_logprobs = n;
+    const size_t count = std::min<size_t>(static_cast<size_t>(n), 2);
+    Pcg32 ref_rng = stream(0, Purpose::sample);
+    const auto ref = sample(req, ref_rng, ws, {.engine = Engine::reference});
+    ASSERT_TRUE(ref) << ref.error().message;
+    ASSERT_EQ(ref->top_count, count) << "N=" << n;
+    for (size_t r = 0; r < count; ++r) {
+      EXPECT_EQ(ref->top[r].id, want[r].id);
+      EXPECT_EQ(test::Bits(ref->top[r].logprob), test::Bits(want[r].logprob));
+    }
+    for (const TargetInfo& t : compiled_targets()) {
+      if (!t.supported) continue;
+      ASSERT_TRUE(testing::force_target(t.name));
+      Pcg32 rng = stream(0, Purpose::sample);
+      const auto fast = sample(req, rng, ws, {.engine = Engine::fast});
+      ASSERT_TRUE(fast);
+      EXPECT_EQ(*fast, *ref) << t.name << " N=" << n;  // the unused entries too
+    }
+    ASSERT_TRUE(testing::force_target(""));
+  }
+}
+
+// validate() returns sample()'s error, also for inputs that only the steps
+// find wrong: a bias to +inf (an id given twice), every finite id masked,
+// penalties that overflow, l / T overflowing; and no error where sample()
+// samples.
+TEST(Features, ValidateAnswersWhatSampleDoes) {
+  const std::vector<float> x{1.0f, -3e38f, 2.0f, -INFINITY};
+  const int32_t twice[] = {0, 0}, finite[] = {0, 1, 2}, only_inf[] = {3}, history[] = {1};
+  const double huge[] = {1.7e308, 1.7e308};
+  std::vector<Request> requests;
+  requests.push_back({x, {}, {}, {}, {twice, huge}});
+  requests.push_back({x, {}, {}, {}, {}, {{}, finite, {}}});
+  requests.push_back({x, {}, {}, {}, {}, {only_inf, {}, {}}});
+  requests.push_back({x, {}, {}, {.temperature = 1e-320}});
+  requests.push_back({x, {}, history, {.frequency_penalty = -1.7e308}});
+  requests.push_back({x, {}, {}, {.temperature = 0.5}});  // good
+  Workspace ws;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    Pcg32 rng = stream(3, Purpose::sample);
+    const auto sampled = sample(requests[i], rng, ws);
+    const auto validated = validate(requests[i]);
+    ASSERT_EQ(validated.ok(), sampled.ok()) << i;
+    if (sampled) continue;
+    EXPECT_EQ(validated.error().code, sampled.error().code) << i;
+    EXPECT_EQ(validated.error().field, sampled.error().field) << i;
+    EXPECT_EQ(validated.error().message, sampled.error().message) << i;
+    EXPECT_EQ(rng.draws_u32(), 0u);
+  }
+  EXPECT_TRUE(validate(requests.back()));
 }
 
 TEST(Features, GreedyProcessedLogprobIsZeroAndBiasDecides) {

@@ -87,13 +87,28 @@ TEST(Npy, OneDimensionalIsOneRow) {
 
 TEST(Npy, F64IsRoundedToNearestF32) {
   // 1 + 2^-24 lies halfway between 1 and the next f32: ties go to even (1);
-  // 1 + 3 * 2^-24 rounds up to 1 + 2^-22; 1e300 overflows to +inf.
-  const std::vector<double> v{0.1, 1.0 + 0x1p-24, 1.0 + 3 * 0x1p-24, 1e300, -1e300,
-                              -INFINITY};
+  // 1 + 3 * 2^-24 rounds up to 1 + 2^-22; the largest f32 plus less than
+  // half its ulp (2^103) rounds to it; infinities stay.
+  const double largest = 0x1.fffffep127;
+  const std::vector<double> v{0.1, 1.0 + 0x1p-24, 1.0 + 3 * 0x1p-24, largest + 0x1p102,
+                              INFINITY, -INFINITY};
   const npy::Matrix m = Good(Npy(Dict("<f8", "(6,)"), Bytes(v), 2));
   EXPECT_TRUE(m.rounded_from_f64);
-  const std::vector<float> want{0.1f, 1.0f, 1.0f + 0x1p-22f, INFINITY, -INFINITY, -INFINITY};
+  const std::vector<float> want{0.1f, 1.0f, 1.0f + 0x1p-22f, 0x1.fffffep127f, INFINITY,
+                                -INFINITY};
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(Bits(m.values[i]), Bits(want[i])) << i;
+}
+
+// A finite f64 that rounds beyond the f32 range is refused with its row,
+// column and value as written, as the replay reader refuses it.
+TEST(Npy, F64BeyondF32IsRefused) {
+  for (const auto& [value, text] : {std::pair{1e300, "1e+300"}, std::pair{-1e39, "-1e+39"},
+                                    std::pair{0x1.fffffep127 + 0x1p103, "3.4028235677973366e+38"}}) {
+    EXPECT_EQ(Refusal(Npy(Dict("<f8", "(2, 2)"), Bytes<double>({0.0, 1.0, 2.0, value}), 2)),
+              std::string("t.npy: row 1, logits[1] = ") + text +
+                  " is beyond the f32 range (largest 3.4028235e+38); write inf or -inf for an "
+                  "infinite logit");
+  }
 }
 
 // '<f2': the words as little-endian bytes, kept (Matrix::words, row16) and

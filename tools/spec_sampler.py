@@ -13,7 +13,10 @@ strings such as "-inf", read as f64 then rounded to f32; a finite value
 beyond the f32 range is an error), params (optional; missing fields take
 the spec defaults), prompt (default []), seed (u64) and steps (default 12,
 at most 65536). A numeric string is JSON number syntax or "inf", "-inf",
-"nan", as in the C++ reader. Prints one JSON line per case, {"name", "ids",
+"nan", as in the C++ reader; a -inf logprob is written "-inf". A case may
+carry its expected ids, logprobs, processed_logprobs and top_logprobs (not
+read); another field is an error. A key given twice in one object makes
+the file unreadable. Prints one JSON line per case, {"name", "ids",
 "logprobs", "processed_logprobs"} (and "top_logprobs" when
 params.top_logprobs > 0) or {"name", "error"}; a rejected case is a
 result: exits 0, or 2 on an unreadable file.
@@ -30,7 +33,8 @@ first draw, and a target row is only sampled when the verification reaches
 it.
 
 Beyond the spec, the library's rules (README): params.logit_bias ({"id":
-bias}), added to the widened logits after step 1; allowed_token_ids and
+bias}, each key an id in canonical decimal), added to the widened logits
+after step 1; allowed_token_ids (an empty one is an error) and
 banned_token_ids, masking ids to -inf after the bias, before step 2;
 top_logprobs (N in [0, 20]); the processed logprob of each token; and the
 penalty window penalty_last_n (docs/sequence.md, "Penalty window"): 0 is
@@ -216,6 +220,9 @@ def steps_1_to_9(x, prompt, out, p):
     for i, b in p["logit_bias"].items():
         if not math.isfinite(b):
             raise BadInput(f"logit_bias = {b!r} for id {i}: a bias must be finite")
+    if p["allowed_token_ids"] is not None and len(p["allowed_token_ids"]) == 0:
+        raise BadInput("allowed_token_ids: empty, so no id may be drawn; leave it out to "
+                       "allow every id")
     check_ids("allowed_token_ids", p["allowed_token_ids"] or [], V)
     check_ids("banned_token_ids", p["banned_token_ids"], V)
     check_logits(x)
@@ -287,9 +294,11 @@ def steps_1_to_9(x, prompt, out, p):
     def logprob(c):
         return (l3[c] - M) - math.log(Z)
 
-    #    Top-N: the N finite ids with the largest logprob, (logprob desc, id asc).
-    finite = [i for i in range(V) if l3[i] != -math.inf]
-    top = sorted(([i, logprob(i)] for i in finite), key=lambda a: (-a[1], a[0]))
+    #    Top-N: the N ids with the largest logprob, (logprob desc, id asc);
+    #    -inf ones left out (a -inf logit, or a finite one so far below M
+    #    that l - M overflows).
+    top = [[i, logprob(i)] for i in range(V)]
+    top = sorted((a for a in top if a[1] != -math.inf), key=lambda a: (-a[1], a[0]))
     top = top[:p["top_logprobs"]]
 
     # 4. Greedy: the largest l, ties to the lowest id; no draw. Its processed
@@ -540,6 +549,27 @@ def refuse_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
+def unique_keys(pairs):
+    """An object's pairs as a dict; a key given twice makes the file
+    unreadable, as in the C++ reader."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {json.dumps(key)} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def replay_value(v):
+    """A float as replay lines write it: non-finite ones as the numeric
+    strings "-inf", "inf", "nan" (JSON has no such numbers)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else "inf" if v > 0 else "-inf"
+    if isinstance(v, list):
+        return [replay_value(a) for a in v]
+    return v
+
+
 def to_int(v, what, lo, hi):
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
         raise BadInput(f"{what}: not an integer in [{lo}, {hi}]: {v!r}")
@@ -557,16 +587,22 @@ def read_ids(v, what, V):
     return [read_id(v[j], f"{what}[{j}]", V) for j in range(len(v))]
 
 
+CANONICAL_ID = re.compile(r"0|[1-9][0-9]*")
+
+
 def read_bias(v, V):
-    """logit_bias: an object whose keys are id strings (OpenAI's form)."""
+    """logit_bias: an object whose keys are ids in canonical decimal (OpenAI's
+    form: no sign, spaces or leading zeros), each below V."""
     if not isinstance(v, dict):
         raise BadInput("logit_bias: must be an object")
     bias = {}
     for key, b in v.items():
-        if not re.fullmatch(r"-?[0-9]+", key):
-            raise BadInput(f"logit_bias: key {key!r} is not an id")
-        bias[read_id(int(key), f"logit_bias key {key!r}", V)] = \
-            to_f64(b, f"logit_bias[{key!r}]")
+        if not CANONICAL_ID.fullmatch(key):
+            raise BadInput(f"logit_bias key {json.dumps(key)}: not an id in canonical decimal "
+                           '(digits, no sign, spaces or leading zeros: "0", "17")')
+        if int(key) >= V:
+            raise BadInput(f'logit_bias key "{key}": outside [0, V) with V = {V}')
+        bias[int(key)] = to_f64(b, f"logit_bias[{key!r}]")
     return bias
 
 
@@ -600,10 +636,24 @@ def read_params(given, V, what="params", lists=True):
 LISTS = ("logit_bias", "allowed_token_ids", "banned_token_ids")
 
 
+# A case's fields: the request's, and the expected results it may carry
+# (the golden fixture's), not read.
+CASE_FIELDS = {"name", "logits", "params", "prompt", "seed", "steps",
+               "ids", "logprobs", "processed_logprobs", "top_logprobs"}
+
+
+VERIFICATION_FIELDS = {"name", "target_logits", "draft_logits", "draft_ids", "params",
+                       "draft_params", "prompt", "generated", "seed", "ids", "logprobs",
+                       "processed_logprobs", "top_logprobs", "accepted", "rng_draws_consumed"}
+
+
 def read_case(case):
     """(logits, prompt, params, seed, steps) of one replay case."""
     if not isinstance(case, dict):
         raise BadInput("a case must be an object")
+    for name in case:
+        if name not in CASE_FIELDS:
+            raise BadInput(f"{name}: unknown case field")
     x = read_logits(case.get("logits"), "logits")
     params = read_params(case.get("params", {}), len(x))
     # Prompt ids as int32, as the C++ reader takes them; [0, V) is sample()'s
@@ -624,6 +674,9 @@ def read_rows(case, field):
 def read_verification(case):
     """(target rows, draft rows, draft ids, TP, DP or None, prompt,
     generated, seed) of a case with "draft_ids"."""
+    for name in case:
+        if name not in VERIFICATION_FIELDS:
+            raise BadInput(f"{name}: unknown case field")
     target = read_rows(case, "target_logits")
     draft = read_rows(case, "draft_logits")
     V = len(target[0]) if target else 0
@@ -694,7 +747,7 @@ def main(argv):
     try:
         with (open(argv[2], encoding="utf-8") if argv[2] != "-" else sys.stdin) as f:
             doc = json.load(f, parse_float=checked_float, parse_int=checked_int,
-                            parse_constant=refuse_constant)
+                            parse_constant=refuse_constant, object_pairs_hook=unique_keys)
         if nesting(doc) > MAX_JSON_DEPTH:
             raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
         cases = doc["cases"]
@@ -704,7 +757,8 @@ def main(argv):
         print(f"spec_sampler.py: cannot read {argv[2]}: {e}", file=sys.stderr)
         return 2
     for case in cases:
-        print(json.dumps(replay_case(case)), flush=True)
+        line = {k: replay_value(v) for k, v in replay_case(case).items()}
+        print(json.dumps(line, allow_nan=False), flush=True)
     return 0
 
 

@@ -108,7 +108,9 @@ typedef struct exactsample_extras {
   size_t bias_len;
   /* Masks: only allowed ids (if any are given), no banned id, and only ids
    * whose bit (bit i % 32 of word i / 32) is set in allowed_bitmask (if
-   * given: at least ceil(vocab / 32) words). */
+   * given: at least ceil(vocab / 32) words). allowed_ids not NULL with
+   * allowed_len 0 is an empty list, which allows no id:
+   * EXACTSAMPLE_INVALID_ARGUMENT (NULL: every id allowed). */
   const int32_t* allowed_ids;
   size_t allowed_len;
   const int32_t* banned_ids;

@@ -1,6 +1,6 @@
 # Type stubs of the compiled module exactsample._exactsample.
 import enum
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 from typing import Sequence as SequenceOf
 
 __version__: str
@@ -285,3 +285,5 @@ def verify_batch(
 class testing:
     @staticmethod
     def force_target(name: str) -> None: ...
+    @staticmethod
+    def on_next_call(fn: Optional[Callable[[], Any]]) -> None: ...

@@ -12,14 +12,22 @@ namespace {
 
 using nlohmann::json;
 
+// A logprob as replay lines write it: a number, or a numeric string such as
+// "-inf"; nullopt for anything else.
+std::optional<double> Logprob(const json& v) {
+  const auto d = ParseReal(v, "logprob");
+  return d ? std::optional<double>(*d) : std::nullopt;
+}
+
 // "[id, logprob]", or nullopt.
 std::optional<TopLogprob> TopEntry(const json& pair) {
   if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() ||
-      !pair[1].is_number() || pair[0].get<int64_t>() < INT32_MIN ||
-      pair[0].get<int64_t>() > INT32_MAX) {
+      pair[0].get<int64_t>() < INT32_MIN || pair[0].get<int64_t>() > INT32_MAX) {
     return std::nullopt;
   }
-  return TopLogprob{pair[0].get<int32_t>(), pair[1].get<double>()};
+  const auto logprob = Logprob(pair[1]);
+  if (!logprob) return std::nullopt;
+  return TopLogprob{pair[0].get<int32_t>(), *logprob};
 }
 
 // The optional "processed_logprobs" and "top_logprobs" of a line whose
@@ -30,8 +38,9 @@ std::string ParseOutputs(const json& j, OtherResult& out) {
     const json& p = j["processed_logprobs"];
     if (!p.is_array() || p.size() != n) return "processed_logprobs: expected one number per id";
     for (size_t t = 0; t < n; ++t) {
-      if (!p[t].is_number()) return "processed_logprobs[" + std::to_string(t) + "]: not a number";
-      out.tokens[t].processed_logprob = p[t].get<double>();
+      const auto v = Logprob(p[t]);
+      if (!v) return "processed_logprobs[" + std::to_string(t) + "]: not a number";
+      out.tokens[t].processed_logprob = *v;
     }
   }
   if ((out.top = j.contains("top_logprobs"))) {
@@ -73,9 +82,9 @@ std::string ParseOther(const json& j, OtherResult& out) {
     const auto id = ParseInt(j["ids"][t], "ids[" + std::to_string(t) + "]", INT32_MIN,
                              INT32_MAX);
     if (!id) return id.error().message;
-    const json& lp = j["logprobs"][t];
-    if (!lp.is_number()) return "logprobs[" + std::to_string(t) + "]: not a number";
-    out.tokens.push_back({static_cast<int32_t>(*id), lp.get<double>()});
+    const auto lp = Logprob(j["logprobs"][t]);
+    if (!lp) return "logprobs[" + std::to_string(t) + "]: not a number";
+    out.tokens.push_back({static_cast<int32_t>(*id), *lp});
   }
   if (j.contains("accepted") || j.contains("rng_draws_consumed")) {
     const auto accepted = ParseInt(j.value("accepted", json()), "accepted", 0, INT64_MAX);

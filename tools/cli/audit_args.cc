@@ -29,15 +29,16 @@ CLI::App* AddAuditCommand(CLI::App& app, AuditOptions& o) {
   SamplingParams& p = o.params;
   const std::string group = "Request for every row of --logits";
   std::vector<CLI::Option*> flags{
-      audit->add_option("--temperature", p.temperature, "0 means greedy"),
-      audit->add_option("--top-k", p.top_k),
-      audit->add_option("--top-p", p.top_p),
-      audit->add_option("--min-p", p.min_p),
-      audit->add_option("--repetition-penalty", p.repetition_penalty),
-      audit->add_option("--presence-penalty", p.presence_penalty),
-      audit->add_option("--frequency-penalty", p.frequency_penalty),
+      audit->add_option("--temperature", p.temperature, "0 means greedy")->check(Real()),
+      audit->add_option("--top-k", p.top_k)->check(Signed64()),
+      audit->add_option("--top-p", p.top_p)->check(Real()),
+      audit->add_option("--min-p", p.min_p)->check(Real()),
+      audit->add_option("--repetition-penalty", p.repetition_penalty)->check(Real()),
+      audit->add_option("--presence-penalty", p.presence_penalty)->check(Real()),
+      audit->add_option("--frequency-penalty", p.frequency_penalty)->check(Real()),
       audit->add_option("--penalty-last-n", p.penalty_last_n,
-                        "penalty window: the last N tokens (default 0: the whole history)"),
+                        "penalty window: the last N tokens (default 0: the whole history)")
+          ->check(Signed64()),
       audit->add_option("--seed", o.seed, "unsigned 64-bit; stream(seed, 4)")
           ->check(Unsigned64()),
       audit->add_option("--steps", o.steps,

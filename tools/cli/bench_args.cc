@@ -32,13 +32,11 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
 
   std::vector<std::string> configs{"floor", "floor-scalar"};
   for (const StandardConfig& c : StandardConfigs()) configs.push_back(c.name);
-  bench
-      ->add_option("--config", o.configs,
-                   "comma-separated row kinds: plain, topk40, topp, minp, full, "
-                   "greedy, floor, floor-scalar (default: all); the floor comes "
-                   "with any configuration's fast rows")
-      ->delimiter(',')
-      ->check(CLI::IsMember(configs));
+  AddList(bench, "--config", o.configs,
+          "comma-separated row kinds: plain, topk40, topp, minp, full, "
+          "greedy, floor, floor-scalar (default: all); the floor comes "
+          "with any configuration's fast rows",
+          CLI::IsMember(configs));
   bench
       ->add_option("--engine", o.engine,
                    "reference, fast or both (default); floor rows run either way")
@@ -46,12 +44,10 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
   bench->add_option("--target", o.target,
                     "run the fast engine and the floor on this SIMD target (see "
                     "`targets`; default: the best supported)");
-  bench
-      ->add_option("--threads", o.threads,
-                   "threads splitting one row in the fast engine (default "
-                   "1); a comma-separated list times each count, interleaved")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 1024));
+  AddList(bench, "--threads", o.threads,
+          "threads splitting one row in the fast engine (default "
+          "1); a comma-separated list times each count, interleaved",
+          CLI::Range(1, 1024));
   bench
       ->add_option("--iters", o.iters,
                    "timed calls per fast and floor row (default 1000); reference "
@@ -76,25 +72,21 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
       ->check(CLI::Range(size_t{0}, size_t{1} << 24));
   bench->add_option("--mask", o.mask,
                     "... with a bitmask allowing this fraction of the ids")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Fraction());
   bench->add_option("--top-logprobs", o.top_logprobs, "... with N top logprobs (0 to 20)")
       ->check(CLI::Range(0, 20));
-  bench
-      ->add_option("--dtype", o.dtypes,
-                   "row types to time the engines in, comma-separated: f32 (default), "
-                   "f16, bf16 (the row rounded to 16-bit words, read in place); a "
-                   "ratio to the first is printed")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"f32", "f16", "bf16"}));
-  bench
-      ->add_option("--history", o.history,
-                   "time the sequence path: each engine row samples (sample_only) "
-                   "through a Sequence already holding N ids (half prompt, half "
-                   "generated, Zipf-like repeats); a comma-separated list gives a row "
-                   "per N and the ratio to the first; configurations with penalties "
-                   "also get rows \"<config>-nopen\" with them off")
-      ->delimiter(',')
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 24));
+  AddList(bench, "--dtype", o.dtypes,
+          "row types to time the engines in, comma-separated: f32 (default), "
+          "f16, bf16 (the row rounded to 16-bit words, read in place); a "
+          "ratio to the first is printed",
+          CLI::IsMember({"f32", "f16", "bf16"}));
+  AddList(bench, "--history", o.history,
+          "time the sequence path: each engine row samples (sample_only) "
+          "through a Sequence already holding N ids (half prompt, half "
+          "generated, Zipf-like repeats); a comma-separated list gives a row "
+          "per N and the ratio to the first; configurations with penalties "
+          "also get rows \"<config>-nopen\" with them off",
+          CLI::Range(int64_t{0}, int64_t{1} << 24));
   bench
       ->add_option("--speculative", o.speculative,
                    "time one verification of G draft tokens (target rows: the row with "

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
+#include <vector>
 
 namespace exactsample::cli {
 namespace {
@@ -14,6 +16,9 @@ Error Bad(const std::string& field, const std::string& why) {
 }
 
 struct TooDeep {};
+struct DuplicateKey {
+  std::string key;
+};
 
 // The numeric-string grammar of the header comment.
 bool IsNumericText(std::string_view s) {
@@ -46,14 +51,31 @@ Error OutOfRange(const std::string& field, const json& v, const std::string& ran
 }  // namespace
 
 Result<json> ParseJson(std::string_view text, const std::string& where) {
-  const json::parser_callback_t bounded = [](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxJsonDepth) throw TooDeep{};
+  // The keys of each open object, innermost last: a key given twice is an
+  // error, not a value the last one silently replaces.
+  std::vector<std::set<std::string>> keys;
+  const json::parser_callback_t checked = [&keys](int depth, json::parse_event_t event,
+                                                  json& parsed) {
+    using Event = json::parse_event_t;
+    // depth counts the containers around the event's; a new one is a level more,
+    // empty or not.
+    if ((event == Event::object_start || event == Event::array_start) &&
+        depth >= kMaxJsonDepth) {
+      throw TooDeep{};
+    }
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end) keys.pop_back();
+    if (event == Event::key && !keys.back().insert(parsed.get<std::string>()).second) {
+      throw DuplicateKey{parsed.get<std::string>()};
+    }
     return true;
   };
   try {
-    return json::parse(text, bounded);
+    return json::parse(text, checked);
   } catch (const TooDeep&) {
     return Bad(where, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  } catch (const DuplicateKey& e) {
+    return Bad(where, "the key " + Brief(json(e.key)) + " appears twice in one object");
   } catch (const json::exception& e) {
     return Bad(where, std::string("not JSON: ") + e.what());
   }
@@ -74,6 +96,10 @@ std::string Brief(const json& v) {
     }
     case json::value_t::number_float: {
       const double d = v.get<double>();
+      // An integer literal beyond the 64-bit ones is read as the nearest
+      // f64; -2^63 is the one such f64 that would print as an int64
+      // (-9223372036854775809 reads as it): shown as the f64 it is.
+      if (d == -0x1p63) return v.dump() + " (the f64 nearest an integer below -2^63)";
       if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) >= 0x1p53) {
         char buf[400];
         std::snprintf(buf, sizeof buf, "%.0f", d);

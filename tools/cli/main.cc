@@ -3,7 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <new>
+#include <string>
 
 #include "exactsample/version.h"
 
@@ -11,11 +13,37 @@
 #include "tools/cli/bench.hpp"
 #include "tools/cli/commands.hpp"
 
+namespace {
+
+// Output that did not reach standard output (a full disk, a closed
+// descriptor) fails the command: its results are lost, so it must not exit
+// 0 in silence.
+int Finish(int status) {
+  std::cout.flush();
+  const bool lost = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!lost) return status;
+  std::fputs("exactsample: cannot write standard output; the output is incomplete\n", stderr);
+  return 2;
+}
+
+// The first argument when it is no option and names no command, else null.
+const char* UnknownCommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return nullptr;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->check_name(argv[1])) return nullptr;
+  }
+  return argv[1];
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using exactsample::Engine;
   namespace cli = exactsample::cli;
   CLI::App app{"exactsample: next-token sampling, bit-exact with the spec"};
   app.require_subcommand(1);
+  // A flag takes no value: `--json=0` or `--supported=2` is bad usage.
+  app.option_defaults()->disable_flag_override();
   app.set_version_flag("--version", "exactsample " EXACTSAMPLE_VERSION_STRING,
                        "Print the version and exit");
 
@@ -45,11 +73,18 @@ int main(int argc, char** argv) {
   targets->add_flag("--supported", supported_only,
                     "only supported targets, one name per line");
 
+  if (const char* name = UnknownCommand(app, argc, argv)) {
+    std::fprintf(stderr,
+                 "exactsample: unknown command \"%s\"; the commands are replay, audit, "
+                 "bench, demo and targets (see --help)\n",
+                 name);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    const int rc = app.exit(e);  // --help and --version print here
+    return Finish(rc == 0 ? 0 : 2);
   }
   choice.engine = engine == "reference" ? Engine::reference : Engine::fast;
   // Out of memory anywhere: say so and exit 2 at once, without unwinding
@@ -59,10 +94,10 @@ int main(int argc, char** argv) {
     std::fputs("exactsample: out of memory\n", stderr);
     std::_Exit(2);
   });
-  if (*replay) return cli::Replay(file, choice);
-  if (*audit) return cli::Audit(audit_options);
-  if (*bench) return cli::Bench(bench_options);
-  if (*demo) return cli::Demo();
-  if (*targets) return cli::Targets(supported_only);
+  if (*replay) return Finish(cli::Replay(file, choice));
+  if (*audit) return Finish(cli::Audit(audit_options));
+  if (*bench) return Finish(cli::Bench(bench_options));
+  if (*demo) return Finish(cli::Demo());
+  if (*targets) return Finish(cli::Targets(supported_only));
   return 2;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "tools/lib/input_file.hpp"
 
@@ -29,24 +30,66 @@ Result<float> ParseLogit(const json& v, const std::string& field) {
 
 namespace {
 
-// logit_bias: an object whose keys are decimal id strings (OpenAI's form).
+// logit_bias: an object whose keys are ids in canonical decimal (OpenAI's
+// form), each id once.
 Result<std::monostate> ParseBias(const json& v, size_t vocab, BiasAndMaskLists& lists) {
   if (!v.is_object()) return Bad("logit_bias", "expected an object {\"id\": bias}");
   for (const auto& [key, value] : v.items()) {
-    const size_t digits = key.find_first_not_of("0123456789", key[0] == '-' ? 1 : 0);
-    const bool integer = digits == std::string::npos && key.size() > (key[0] == '-' ? 1 : 0);
-    const json id = integer && key.size() < 19 ? json(std::stoll(key)) : json(key);
-    std::vector<int32_t> one;
-    if (auto r = ParseIds(json::array({id}), "logit_bias", vocab, one); !r) return r.error();
+    const auto id = BiasKeyId(key, vocab);
+    if (!id) return id.error();
     const auto bias = ParseReal(value, "logit_bias[\"" + key + "\"]");
     if (!bias) return bias.error();
-    lists.bias_ids.push_back(one[0]);
+    lists.bias_ids.push_back(*id);
     lists.bias_values.push_back(*bias);
   }
   return std::monostate{};
 }
 
+// The fields of a case: the request's, and the expected results a case may
+// carry (the golden fixture's ids and logprobs), which replay does not read.
+bool IsCaseField(const std::string& key) {
+  static const std::set<std::string> kFields{
+      "name",   "logits", "params", "prompt",           "seed",
+      "steps",  "ids",    "logprobs", "processed_logprobs", "top_logprobs"};
+  return kFields.contains(key);
+}
+
+// A logprob as the replay grammar writes it: a number, or "-inf" (and
+// "inf", "nan") where JSON has none, so that every value reads back.
+nlohmann::ordered_json LogprobValue(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
 }  // namespace
+
+Error IdOutside(const std::string& field, const std::string& id, size_t vocab) {
+  return {ErrorCode::invalid_ids, field,
+          id + ": outside [0, V) with V = " + std::to_string(vocab)};
+}
+
+Result<int32_t> BiasKeyId(const std::string& key, size_t vocab) {
+  const bool canonical = !key.empty() &&
+                         key.find_first_not_of("0123456789") == std::string::npos &&
+                         (key == "0" || key[0] != '0');
+  if (!canonical) {
+    return Error{ErrorCode::invalid_ids, "logit_bias",
+                 "logit_bias key " + Brief(json(key)) +
+                     ": not an id in canonical decimal (digits, no sign, spaces or "
+                     "leading zeros: \"0\", \"17\")"};
+  }
+  // At most 10 digits fit an int64 here; more lie beyond every V.
+  const int64_t id = key.size() <= 10 ? std::stoll(key) : INT64_MAX;
+  if ((vocab > 0 && static_cast<uint64_t>(id) >= vocab) || id > INT32_MAX) {
+    return IdOutside("logit_bias", "logit_bias key \"" + key + "\"", vocab);
+  }
+  return static_cast<int32_t>(id);
+}
+
+Error EmptyAllowList() {
+  return {ErrorCode::degenerate, "allowed_token_ids",
+          "allowed_token_ids: empty, so no id may be drawn; leave it out to allow every id"};
+}
 
 Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
                                    BiasAndMaskLists* lists, size_t vocab) {
@@ -72,6 +115,7 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
     } else if (lists != nullptr && (key == "allowed_token_ids" || key == "banned_token_ids")) {
       auto& ids = key == "allowed_token_ids" ? lists->allowed : lists->banned;
       if (auto r = ParseIds(value, key, vocab, ids); !r) return r.error();
+      if (key == "allowed_token_ids" && ids.empty()) return EmptyAllowList();
     } else {
       return Bad("params." + key, "unknown sampling parameter");
     }
@@ -83,13 +127,16 @@ Result<std::monostate> ParseIds(const json& v, const std::string& field,
                                 size_t vocab, std::vector<int32_t>& ids) {
   if (!v.is_array()) return Bad(field, "expected an array of ids, got " + Brief(v));
   // vocab 0: ids are only int32 here, and the sampler checks [0, V) in
-  // its own words (replay, so that its messages are the library's).
-  const int64_t lowest = vocab == 0 ? INT32_MIN : 0;
-  const int64_t largest =
-      vocab == 0 ? INT32_MAX
-                 : static_cast<int64_t>(std::min<size_t>(vocab, INT32_MAX + size_t{1})) - 1;
+  // its own words (replay, so that its messages are the library's). With a
+  // vocab, an integer outside [0, V) gets the library's words too.
   for (size_t j = 0; j < v.size(); ++j) {
-    const auto id = ParseInt(v[j], field + "[" + std::to_string(j) + "]", lowest, largest);
+    const std::string at = field + "[" + std::to_string(j) + "]";
+    const bool outside = vocab > 0 && v[j].is_number_integer() &&
+                         (v[j].is_number_unsigned() ? v[j].get<uint64_t>() >= vocab
+                                                    : v[j].get<int64_t>() < 0 ||
+                                                          v[j].get<uint64_t>() >= vocab);
+    if (outside) return IdOutside(field, at + " = " + Brief(v[j]), vocab);
+    const auto id = ParseInt(v[j], at, INT32_MIN, INT32_MAX);
     if (!id) return Error{ErrorCode::invalid_ids, field, id.error().message};
     ids.push_back(static_cast<int32_t>(*id));
   }
@@ -112,6 +159,12 @@ Result<std::monostate> ParseSeedAndSteps(const json& j, uint64_t& seed, int64_t&
 Result<ReplayCase> ParseCase(const json& j) {
   ReplayCase c;
   if (!j.is_object()) return Bad("case", "expected an object");
+  for (const auto& [key, value] : j.items()) {
+    if (!IsCaseField(key)) {
+      return Bad(key, "unknown case field; a case has name, logits, params, prompt, seed "
+                      "and steps (and may carry expected ids and logprobs)");
+    }
+  }
   if (!j.contains("name") || !j["name"].is_string()) {
     return Bad("name", "missing or not a string");
   }
@@ -178,12 +231,12 @@ nlohmann::ordered_json ResultJson(const std::string& name, std::span<const Token
   for (const Token& t : tokens) {
     line["ids"].push_back(t.id);
     // nlohmann writes the shortest decimal that round-trips.
-    line["logprobs"].push_back(t.logprob);
-    line["processed_logprobs"].push_back(t.processed_logprob);
+    line["logprobs"].push_back(LogprobValue(t.logprob));
+    line["processed_logprobs"].push_back(LogprobValue(t.processed_logprob));
     if (!top_logprobs) continue;
     nlohmann::ordered_json top = nlohmann::ordered_json::array();
     for (const TopLogprob& e : t.top_logprobs()) {
-      top.push_back(nlohmann::ordered_json::array({e.id, e.logprob}));
+      top.push_back(nlohmann::ordered_json::array({e.id, LogprobValue(e.logprob)}));
     }
     line["top_logprobs"].push_back(std::move(top));
   }

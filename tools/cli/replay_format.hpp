@@ -4,7 +4,9 @@
 // an error), params (the spec's field names, missing fields take the
 // defaults, and the library's: top_logprobs, penalty_last_n, logit_bias,
 // allowed_token_ids, banned_token_ids), prompt (ids), seed (unsigned 64-bit)
-// and steps (default 12, at most kMaxSteps).
+// and steps (default 12, at most kMaxSteps), and may carry its expected ids,
+// logprobs, processed_logprobs and top_logprobs (not read); any other field
+// is an error.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +51,17 @@ struct ReplayCase {
   int64_t steps = 12;
 };
 
+// The error for an id outside [0, V), in the library's words: "ID: outside
+// [0, V) with V = N" (`id` says which, e.g. "allowed_token_ids[0] = 7").
+Error IdOutside(const std::string& field, const std::string& id, size_t vocab);
+// A logit_bias key as an id: the canonical decimal of one ("0", "17"; no
+// sign, spaces or leading zeros), below vocab when vocab > 0. Python's
+// module and tools/spec_sampler.py follow the same rule and words.
+Result<int32_t> BiasKeyId(const std::string& key, size_t vocab);
+// An allowed_token_ids given but empty allows no id: an error (degenerate),
+// not "every id allowed".
+Error EmptyAllowList();
+
 // The pieces of a case, also read by the audit's request files. Errors name
 // the field; ids outside [0, vocab) are invalid_ids errors (vocab 0: ids
 // outside int32 only, the sampler checks the rest). Without `lists`,
@@ -81,7 +94,8 @@ Result<ReplayCase> ParseCase(const nlohmann::json& json);
 
 // One output line: {"name", "ids", "logprobs", "processed_logprobs"} (and
 // "top_logprobs", one list of [id, logprob] pairs per token, when
-// `top_logprobs`) or {"name", "error"}.
+// `top_logprobs`) or {"name", "error"}. A -inf logprob is written "-inf",
+// a numeric string of the replay grammar: every value reads back exactly.
 nlohmann::ordered_json ResultJson(const std::string& name, std::span<const Token> tokens,
                                   bool top_logprobs);
 std::string ResultLine(const std::string& name, std::span<const Token> tokens,

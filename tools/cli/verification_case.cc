@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "tools/cli/verification_case.hpp"
 
 namespace exactsample::cli {
@@ -44,6 +45,19 @@ Drafts VerificationCase::View(std::vector<std::span<const float>>& views) const 
 
 Result<VerificationCase> ParseVerification(const json& j) {
   VerificationCase c;
+  // As replay cases: an unknown field is refused, not ignored.
+  static const char* const kFields[] = {
+      "name",    "target_logits", "draft_logits", "draft_ids", "params",
+      "draft_params", "prompt",   "generated",    "seed",      "ids",
+      "logprobs", "processed_logprobs", "top_logprobs", "accepted", "rng_draws_consumed"};
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(std::begin(kFields), std::end(kFields), key) == std::end(kFields)) {
+      return Error{ErrorCode::invalid_parameter, key,
+                   key + ": unknown case field; a verification case has name, target_logits, "
+                         "draft_logits, draft_ids, params, draft_params, prompt, generated "
+                         "and seed (and may carry its expected results)"};
+    }
+  }
   if (!j.contains("name") || !j["name"].is_string()) {
     return Error{ErrorCode::invalid_parameter, "name", "name: missing or not a string"};
   }

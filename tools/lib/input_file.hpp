@@ -1,6 +1,6 @@
 // Reading a whole input file for the tools: "-" is standard input, and a
-// path that names nothing readable (empty, missing, a directory) is an
-// error that names it. Running out of memory throws std::bad_alloc, which
+// path that names nothing readable (empty, missing, a directory, standard
+// input included) or a read that fails (EIO) is an error that names it. Running out of memory throws std::bad_alloc, which
 // the program reports as such.
 #pragma once
 

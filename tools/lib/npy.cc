@@ -1,6 +1,8 @@
 #include "tools/lib/npy.hpp"
 
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -48,7 +50,8 @@ class HeaderParser {
       if (key == "descr") {
         std::string d;
         if (!Quoted(d)) {
-          return Fail("structured dtypes are not supported; expected '<f4' or '<f8'");
+          return Fail("structured dtypes are not supported; expected '<f4' (float32), "
+                      "'<f8' (float64) or '<f2' (float16)");
         }
         h.descr = d;
       } else if (key == "fortran_order") {
@@ -167,6 +170,18 @@ std::string DtypeError(const std::string& descr) {
   return why + "; expected '<f4' (float32), '<f8' (float64) or '<f2' (float16)";
 }
 
+// A finite f64 that rounds beyond the f32 range: refused with the value as
+// written, as the replay reader refuses it (only inf and -inf are infinite
+// logits).
+Error BeyondF32(const std::string& name, const Matrix& m, size_t i, double d) {
+  char text[40];
+  const auto r = std::to_chars(text, text + sizeof text, d);
+  return Bad(name, "row " + std::to_string(i / m.cols) + ", logits[" +
+                       std::to_string(i % m.cols) + "] = " + std::string(text, r.ptr) +
+                       " is beyond the f32 range (largest 3.4028235e+38); write inf or "
+                       "-inf for an infinite logit");
+}
+
 }  // namespace
 
 std::optional<Error> Parse(std::string_view bytes, const std::string& name,
@@ -232,11 +247,13 @@ std::optional<Error> Parse(std::string_view bytes, const std::string& name,
       m.words[i] = LoadLittleEndian<uint16_t>(data.data() + 2 * i);
       m.values[i] = twins::F16ToF32(m.words[i]);
     }
+  } else if (item == 4) {
+    for (size_t i = 0; i < count; ++i) m.values[i] = LoadLittleEndian<float>(data.data() + 4 * i);
   } else {
     for (size_t i = 0; i < count; ++i) {
-      const char* p = data.data() + i * item;
-      m.values[i] = item == 4 ? LoadLittleEndian<float>(p)
-                              : static_cast<float>(LoadLittleEndian<double>(p));
+      const double d = LoadLittleEndian<double>(data.data() + 8 * i);
+      m.values[i] = static_cast<float>(d);
+      if (std::isinf(m.values[i]) && !std::isinf(d)) return BeyondF32(name, m, i, d);
     }
   }
   out = std::move(m);

@@ -4,10 +4,11 @@
 //
 // Accepted: format versions 1.0, 2.0 and 3.0; dtype '<f4', '<f8' or '<f2'
 // (little-endian float32, float64 or float16); C order; shape (V,) for one
-// row or (rows, V). f64 values are rounded to the nearest f32 (ties to even,
-// beyond the f32 range to +-inf), as a C cast and the replay reader do: the
-// sampler takes f32 logits, so an f64 file is audited on the f32 values it
-// rounds to. f16 values are kept as their 16-bit words (the sampler reads
+// row or (rows, V). f64 values are rounded to the nearest f32 (ties to even),
+// as a C cast and the replay reader do: the sampler takes f32 logits, so an
+// f64 file is audited on the f32 values it rounds to. A finite f64 beyond
+// the f32 range is an error naming it, as in the replay reader (inf and
+// -inf stay infinite). f16 values are kept as their 16-bit words (the sampler reads
 // them as such, Request::logits16) and also widened to f32 (exact).
 // Everything else is refused with a message that names the problem.
 #pragma once

@@ -246,8 +246,10 @@ class EXACTSAMPLE_API Workspace {
   std::unique_ptr<detail::WorkspaceImpl> impl_;
 };
 
-// Checks every input the spec constrains; the error names the field and the
-// value. sample() calls it first.
+// The error sample() would return for this request, or none: the whole
+// sampling path runs (on a scratch generator and a per-thread workspace) and
+// the token is discarded, so a bias, mask, penalty or temperature that only
+// the steps find wrong is reported too. The caller's generator is not read.
 EXACTSAMPLE_API Result<std::monostate> validate(const Request& request);
 
 // Steps 1 to 11 for one token. Takes exactly one uniform_f64 from rng when
