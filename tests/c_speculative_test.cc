@@ -369,7 +369,7 @@ TEST(CSpeculative, EveryBadArgumentIsNamedWithNoDraw) {
     exactsample_params bad = ex.params;
     bad.struct_size = 4;
     ex.drafts.draft_params = &bad;
-    expect(ex, EXACTSAMPLE_INVALID_ARGUMENT, "drafts.draft_exactsample_params.struct_size = 4");
+    expect(ex, EXACTSAMPLE_INVALID_ARGUMENT, "drafts.draft_params: exactsample_params.struct_size = 4");
     bad = ex.params;
     bad.min_p = 2.0;
     expect(ex, EXACTSAMPLE_INVALID_PARAMETER, "min_p");
