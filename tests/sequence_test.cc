@@ -401,7 +401,9 @@ TEST(Sequence, TheDistributionIsTheSameOnBothEnginesAndEveryTarget) {
       bool has_token = false;
       for (size_t j = 0; j < ref.size(); ++j) {
         ASSERT_GT(ref[j].q, 0.0);
-        if (j > 0) ASSERT_LT(ref[j - 1].id, ref[j].id);
+        if (j > 0) {
+          ASSERT_LT(ref[j - 1].id, ref[j].id);
+        }
         has_token |= ref[j].id == a->id;
       }
       EXPECT_TRUE(has_token) << "seed " << seed;

@@ -163,7 +163,9 @@ TEST(Speculative, OnASequenceItEqualsTheStatelessFormAndAppends) {
     const auto x = seq.sample_only({.logits = v.target[0]}, w1);
     const auto y = again.sample_only({.logits = v.target[0]}, w2);
     ASSERT_EQ(x.ok(), y.ok());
-    if (x) EXPECT_EQ(Bits(x->logprob), Bits(y->logprob));
+    if (x) {
+      EXPECT_EQ(Bits(x->logprob), Bits(y->logprob));
+    }
   }
 }
 

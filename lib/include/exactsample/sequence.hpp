@@ -34,10 +34,10 @@ struct Verified;
 
 // A request's logit bias and mask, owned (Request's spans view them).
 struct Extras {
-  std::vector<int32_t> bias_ids;
-  std::vector<double> bias_values;
-  std::vector<int32_t> allowed, banned;
-  std::vector<uint32_t> allowed_bits;
+  std::vector<int32_t> bias_ids{};
+  std::vector<double> bias_values{};
+  std::vector<int32_t> allowed{}, banned{};
+  std::vector<uint32_t> allowed_bits{};
 
   LogitBias Bias() const { return {bias_ids, bias_values}; }
   TokenMask Mask() const { return {allowed, banned, allowed_bits}; }
@@ -47,8 +47,8 @@ struct Extras {
 // sequence's own. A call whose parameters change penalty_last_n is sampled
 // from the ids themselves (a pass over the window), not from the counts.
 struct Step {
-  std::span<const float> logits;        // f32 rows
-  std::span<const uint16_t> logits16;   // 16-bit rows (logits_type f16 or bf16)
+  std::span<const float> logits{};      // f32 rows
+  std::span<const uint16_t> logits16{}; // 16-bit rows (logits_type f16 or bf16)
   LogitType logits_type = LogitType::f32;
   const SamplingParams* params = nullptr;
   const LogitBias* bias = nullptr;
