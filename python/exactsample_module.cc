@@ -403,22 +403,6 @@ const xs::SamplingParams& ParamsOrDefault(const xs::SamplingParams* params) {
 
 // ------------------------------------------------------------- sampling
 
-// `field` ("rng" or "rngs") and `at` ("" or "[i]") name the generator.
-[[noreturn]] void GeneratorInUse(const std::string& field, const std::string& at = "") {
-  Raise(xs::ErrorCode::invalid_parameter, field,
-        field + at + ": the generator is in use by another call (a generator serves one "
-                     "call at a time: give each thread its own)");
-}
-
-// Row `at` of sample_batch's rngs, or a SampleError naming it.
-xs::Pcg32& RowGenerator(py::handle obj, const std::string& at) {
-  if (!py::isinstance<xs::Pcg32>(obj)) {
-    Raise(xs::ErrorCode::invalid_parameter, "rngs",
-          "rngs" + at + ": " + TypeName(obj) + " is not a generator (exactsample.Pcg32)");
-  }
-  return obj.cast<xs::Pcg32&>();
-}
-
 xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32& rng,
                  py::handle prompt, py::handle generated, std::string_view engine,
                  bool logprob, bool rank, py::handle logit_bias, py::handle allowed,
@@ -433,7 +417,7 @@ xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32&
   // The generator is copied in and out, and marked in use meanwhile; an
   // error or an interrupt leaves it as it was.
   xs::python::CallGuard guard;
-  if (!guard.Mark(&rng)) GeneratorInUse("rng");
+  if (!guard.Mark(&rng)) exactsample_python::GeneratorInUse("rng");
   xs::Pcg32 local = rng;
   thread_local xs::Workspace workspace;
   xs::Result<xs::Token> token = [&] {
@@ -501,7 +485,7 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
     ids.push_back(ReadIds(PerRow(prompts, i, n, "prompts", false), "prompts" + at, block.vocab));
     ids.push_back(ReadIds(PerRow(generated, i, n, "generated", false), "generated" + at,
                           block.vocab));
-    auto* rng = &RowGenerator(PerRow(rngs, i, n, "rngs", false), at);
+    auto* rng = &exactsample_python::ListedGenerator(PerRow(rngs, i, n, "rngs", false), "rngs", at);
     if (!seen.insert(rng).second) {
       Raise(xs::ErrorCode::invalid_parameter, "rngs",
             "rngs" + at + ": the same generator as an earlier row; each row needs its own");
@@ -529,7 +513,7 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
   xs::python::CallGuard guard;
   for (ssize_t i = 0; i < n; ++i) {
     if (!guard.Mark(owners[static_cast<size_t>(i)])) {
-      GeneratorInUse("rngs", "[" + std::to_string(i) + "]");
+      exactsample_python::GeneratorInUse("rngs", "[" + std::to_string(i) + "]");
     }
   }
   thread_local xs::BatchWorkspace workspace;
@@ -608,7 +592,7 @@ bool ParamsEqual(const xs::SamplingParams& a, const xs::SamplingParams& b) {
 // g, for a method that advances it: raises while a sampling call uses it
 // (the call would write its own copy back over the draws).
 xs::Pcg32& Unused(xs::Pcg32& g) {
-  if (xs::python::InUse(&g)) GeneratorInUse("rng");
+  if (xs::python::InUse(&g)) exactsample_python::GeneratorInUse("rng");
   return g;
 }
 
@@ -655,6 +639,21 @@ size_t TopColumns(const xs::SamplingParams& params) {
   return params.top_logprobs > 0 && params.top_logprobs <= xs::kMaxTopLogprobs
              ? static_cast<size_t>(params.top_logprobs)
              : 0;
+}
+
+// `field` ("rng" or "rngs") and `at` ("" or "[i]") name the generator.
+void GeneratorInUse(const std::string& field, const std::string& at) {
+  Raise(xs::ErrorCode::invalid_parameter, field,
+        field + at + ": the generator is in use by another call (a generator serves one "
+                     "call at a time: give each thread its own)");
+}
+
+xs::Pcg32& ListedGenerator(py::handle obj, const std::string& field, const std::string& at) {
+  if (!py::isinstance<xs::Pcg32>(obj)) {
+    Raise(xs::ErrorCode::invalid_parameter, field,
+          field + at + ": " + TypeName(obj) + " is not a generator (exactsample.Pcg32)");
+  }
+  return obj.cast<xs::Pcg32&>();
 }
 
 void ThrowSampleError(const xs::Error& error) { throw SampleErrorThrow{error}; }

@@ -43,6 +43,12 @@ xs::SampleOptions ReadOptions(std::string_view engine, bool logprob, bool rank);
 // The top-N columns a row with these parameters fills in output="numpy".
 size_t TopColumns(const xs::SamplingParams& params);
 
+// Entry `at` ("[i]") of a call's list of generators `field`, or a
+// SampleError naming it; and the error for a generator another call is
+// using (python/call_guard.hpp marks them).
+xs::Pcg32& ListedGenerator(py::handle obj, const std::string& field, const std::string& at);
+[[noreturn]] void GeneratorInUse(const std::string& field, const std::string& at = "");
+
 // Raises `error` as an exactsample.SampleError.
 [[noreturn]] void ThrowSampleError(const xs::Error& error);
 // The SampleError object sample_batch puts in a failed row's place.

@@ -28,6 +28,7 @@
 #include "exactsample/batch.hpp"
 #include "exactsample/sequence.hpp"
 #include "batch_outputs.hpp"
+#include "call_guard.hpp"
 #include "module_inputs.hpp"
 
 namespace exactsample_python {
@@ -174,6 +175,19 @@ struct CallInputs {
   }
 };
 
+// Between the library's return and the commit, with the GIL held: an
+// interrupt that came meanwhile (or the test hook's exception) puts every
+// generator back where it was and raises, so that the call is all or
+// nothing: the tokens are appended only after this.
+void Commit(std::span<PySequence* const> sequences, std::span<const xs::Pcg32> before) {
+  try {
+    xs::python::BeforeCommit();
+  } catch (...) {
+    for (size_t i = 0; i < sequences.size(); ++i) sequences[i]->seq.rng() = before[i];
+    throw;
+  }
+}
+
 xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handle params,
                      std::string_view engine, bool logprob, bool rank, py::handle logit_bias,
                      py::handle allowed, py::handle banned, py::handle bitmask, py::handle dtype) {
@@ -182,12 +196,16 @@ xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handl
   const CallInputs in(logits, params, logit_bias, allowed, banned, bitmask, dtype);
   const xs::Step step = in.Step();
   thread_local xs::Workspace workspace;
+  const xs::Pcg32 before[] = {self.seq.rng()};
   xs::Result<xs::Token> token = [&] {
     py::gil_scoped_release release;
-    return append ? self.seq.sample(step, workspace, options)
-                  : self.seq.sample_only(step, workspace, options);
+    return self.seq.sample_only(step, workspace, options);
   }();
-  return Unwrap(std::move(token));
+  PySequence* const one[] = {&self};
+  Commit(one, before);
+  xs::Token t = Unwrap(std::move(token));
+  if (append) Unwrap(self.seq.accept(t.id));
+  return t;
 }
 
 // A method that only reads the sequence: f(seq) while it is marked in use.
@@ -297,9 +315,17 @@ py::object SampleBatchSequences(py::sequence sequences, py::handle rows, py::han
   }
   thread_local xs::BatchWorkspace workspace;
   std::vector<xs::Result<xs::Token>> results;
+  std::vector<xs::Pcg32> before;
+  for (const xs::Sequence* s : seqs) before.push_back(s->rng());
   {
     py::gil_scoped_release release;
-    xs::sample_batch(seqs, steps, results, workspace, options, threads, accept);
+    xs::sample_batch(seqs, steps, results, workspace, options, threads, /*accept=*/false);
+  }
+  Commit(wrapped, before);
+  if (accept) {
+    for (size_t i = 0; i < n; ++i) {
+      if (results[i]) Unwrap(seqs[i]->accept(results[i]->id));
+    }
   }
   return BatchResults(results, form, top_n, rank);
 }

@@ -7,9 +7,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "exactsample/speculative.hpp"
+#include "call_guard.hpp"
 #include "module_inputs.hpp"
 
 namespace exactsample_python {
@@ -75,11 +77,16 @@ xs::Verified Verify(py::handle target_rows, py::handle draft_rows, py::handle dr
   const xs::SampleOptions options = ReadOptions(engine, true, false);
   const Inputs in(target_rows, draft_rows, draft_ids, params, draft_params, prompt, generated,
                   logit_bias, allowed, banned, bitmask);
-  xs::Pcg32 local = rng;  // an error leaves the caller's generator as it was
+  // The generator is marked in use and copied in and out: an error or an
+  // interrupt leaves it as it was (python/call_guard.hpp).
+  xs::python::CallGuard guard;
+  if (!guard.Mark(&rng)) GeneratorInUse("rng");
+  xs::Pcg32 local = rng;
   xs::Result<xs::Verified> v = [&] {
     py::gil_scoped_release release;
     return xs::verify(in.Request(), in.Drafts(), local, workspace, options);
   }();
+  xs::python::BeforeCommit();
   if (!v) ThrowSampleError(v.error());
   rng = local;
   return std::move(v.value());
@@ -122,7 +129,19 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
         targets[i], drafts[i], draft_ids[i], ParamsAt(params, i, n, "params"),
         ParamsAt(draft_params, i, n, "draft_params"), Nth(prompts, i, n, "prompts"),
         Nth(generated, i, n, "generated"), none, none, none, none));
-    gens.push_back(&rngs[i].cast<xs::Pcg32&>());
+    gens.push_back(&ListedGenerator(rngs[i], "rngs", "[" + std::to_string(i) + "]"));
+  }
+  // Every generator marked for the call: all of them advance, or none.
+  xs::python::CallGuard guard;
+  std::unordered_set<const xs::Pcg32*> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    if (!seen.insert(gens[i]).second) {
+      ThrowSampleError({xs::ErrorCode::invalid_parameter, "rngs",
+                        "rngs" + at + ": the same generator as an earlier verification; each "
+                                      "needs its own"});
+    }
+    if (!guard.Mark(gens[i])) GeneratorInUse("rngs", at);
   }
   std::vector<xs::Pcg32> locals;
   for (xs::Pcg32* g : gens) locals.push_back(*g);
@@ -134,6 +153,7 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
           xs::verify(inputs[i]->Request(), inputs[i]->Drafts(), locals[i], workspace, options));
     }
   }
+  xs::python::BeforeCommit();
   py::list out;
   for (size_t i = 0; i < n; ++i) {
     if (results[i]) {

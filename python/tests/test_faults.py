@@ -260,3 +260,91 @@ def test_validate_answers_what_sample_would():
         assert (validated.value.field, validated.value.code, str(validated.value)) == \
             (sampled.value.field, sampled.value.code, str(sampled.value)), (params, kwargs)
     xs.validate(x, xs.SamplingParams(temperature=0.5), prompt=[1])  # a good one passes
+
+
+# ------------------------------------------------- this round's new calls
+
+def seq_state(seq):
+    return (state(seq.rng), list(seq.generated))
+
+
+SPEC_X = ROWS[:3, :40]
+SPEC_Y = ROWS[3:5, :40]
+
+
+def new_calls():
+    """The calls of this round that take a generator, each with what it
+    changes: (name, call, state before and after)."""
+    seqs = [xs.Sequence(500, None, seed=s) for s in range(len(ROWS))]
+    rngs = [xs.stream(20), xs.stream(21)]
+    return [
+        ("Sequence.sample", lambda: seqs[0].sample(ROWS[0]), lambda: seq_state(seqs[0])),
+        ("Sequence.sample_only", lambda: seqs[1].sample_only(ROWS[1]),
+         lambda: seq_state(seqs[1])),
+        ("sample_batch_sequences", lambda: xs.sample_batch_sequences(seqs, ROWS, threads=2),
+         lambda: [seq_state(s) for s in seqs]),
+        ("verify", lambda: xs.verify(SPEC_X, SPEC_Y, [3, 2], None, rngs[0]),
+         lambda: state(rngs[0])),
+        ("verify_batch", lambda: xs.verify_batch([SPEC_X, SPEC_X], [SPEC_Y, SPEC_Y],
+                                                 [[3, 2], [1, 2]], None, rngs),
+         lambda: [state(r) for r in rngs]),
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_an_interrupt_during_the_new_calls_changes_nothing(index):
+    for hook, raised in [(interrupt(), KeyboardInterrupt), (lambda: 1 / 0, ZeroDivisionError)]:
+        name, call, now = new_calls()[index]
+        before = now()
+        xs.testing.on_next_call(hook)
+        with pytest.raises(raised):
+            call()
+        assert now() == before, name
+        name, call, now = new_calls()[index]  # the same call, uninterrupted
+        call()
+        assert now() != before, name  # it does draw (and append) when not interrupted
+    xs.testing.on_next_call(None)
+
+
+def test_the_new_calls_refuse_what_another_call_is_using():
+    seq = xs.Sequence(500, None, seed=1)
+    rng = xs.stream(2)
+    refused = []
+
+    def on_the_sequence():
+        for call in [lambda: seq.sample(ROWS[1]),
+                     lambda: xs.sample_batch_sequences([seq], ROWS[:1])]:
+            with pytest.raises(RuntimeError, match="in use by another thread"):
+                call()
+            refused.append("seq")
+
+    def on_the_generator():
+        for call, field in [(lambda: xs.verify(SPEC_X, SPEC_Y, [3, 2], None, rng), "rng"),
+                            (lambda: xs.verify_batch([SPEC_X], [SPEC_Y], [[3, 2]], None,
+                                                     [rng]), "rngs")]:
+            with pytest.raises(xs.SampleError) as e:
+                call()
+            refused.append((e.value.field, "in use by another call" in str(e.value)))
+
+    xs.testing.on_next_call(on_the_sequence)
+    token = seq.sample(ROWS[0])
+    assert list(seq.generated) == [token.id]  # the first call's token, nothing lost
+    xs.testing.on_next_call(on_the_generator)
+    v = xs.verify(SPEC_X, SPEC_Y, [3, 2], None, rng)
+    assert refused == ["seq", "seq", ("rng", True), ("rngs", True)]
+    fresh = xs.stream(2)
+    assert xs.verify(SPEC_X, SPEC_Y, [3, 2], None, fresh).ids == v.ids
+    assert state(rng) == state(fresh)  # the first call's draws, nothing lost
+
+
+@pytest.mark.parametrize("bad,message", [(None, "NoneType is not a generator"),
+                                         (3, "int is not a generator"),
+                                         ("same", "the same generator as an earlier")])
+def test_verify_batch_names_a_bad_generator(bad, message):
+    rngs = [xs.stream(1)]
+    rngs.append(rngs[0] if bad == "same" else bad)
+    with pytest.raises(xs.SampleError) as e:
+        xs.verify_batch([SPEC_X, SPEC_X], [SPEC_Y, SPEC_Y], [[3, 2], [3, 2]], None, rngs)
+    assert (e.value.field, message in str(e.value), str(e.value).startswith("rngs[1]")) == \
+        ("rngs", True, True), str(e.value)
+    assert rngs[0] == xs.stream(1)
