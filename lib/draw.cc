@@ -76,8 +76,30 @@ namespace exactsample {
 void Distribution(const KeptSet& kept, std::vector<KeptProb>& out) {
   const double* const e = kept.patch != nullptr ? kept.patch->Contiguous() : kept.e;
   for (size_t j = 0; j < kept.n; ++j) {
-    if (e[j] > 0) out.push_back({kept.Id(j), e[j] / kept.z});
+    const double q = e[j] / kept.z;  // 0 where e is (outside K) or underflows
+    if (q > 0) out.push_back({kept.Id(j), q});
   }
+}
+
+double KeptSetView::Q(int32_t id) const {
+  if (kept_.patch != nullptr) return scalar_ref::ProbabilityOf(All(), id);
+  size_t j = static_cast<size_t>(id);
+  if (kept_.id_of != nullptr) {
+    j = kept_.Entry(id);
+    if (j == kept_.n || kept_.id_of[j] != id) return 0.0;
+  } else if (id < 0 || j >= kept_.n) {
+    return 0.0;
+  }
+  return kept_.e[j] / kept_.z;
+}
+
+std::span<const KeptProb> KeptSetView::All() const {
+  if (built_ == nullptr) {
+    storage_.clear();
+    Distribution(kept_, storage_);
+    built_ = &storage_;
+  }
+  return *built_;
 }
 
 }  // namespace exactsample

@@ -65,12 +65,10 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const std::optional<MinPCut> min_p = MinP(kept, p.min_p, ws);
   trace.MinP(kept, min_p);
 
-  std::vector<KeptProb>* const dist =
-      options.distribution != nullptr || choose == nullptr ? options.distribution : &ws.chosen_from;
+  if (options.distribution != nullptr) Distribution(kept, *options.distribution);
   if (choose != nullptr) {
-    dist->clear();
-    Distribution(kept, *dist);
-    const int32_t id = (*choose)(*dist);
+    const KeptSetView view(kept, options.distribution, ws.chosen_from);
+    const int32_t id = (*choose)(view);
     return softmax.TokenOf(*logits, static_cast<size_t>(id),
                            ProcessedLogprob(*logits, kept, kept.Entry(id), p.temperature),
                            plan, ws);
@@ -78,7 +76,6 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   const double u = rng.uniform_f64();  // step 10: exactly one draw
   const size_t chosen = Draw(kept, u);
   trace.Draw(kept, u, chosen);
-  if (dist != nullptr) Distribution(kept, *dist);
   return softmax.TokenOf(*logits, static_cast<size_t>(kept.Id(chosen)),
                          ProcessedLogprob(*logits, kept, chosen, p.temperature), plan, ws);
 }

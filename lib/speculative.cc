@@ -5,29 +5,27 @@
 #include "exactsample/speculative.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "lib/choose.hpp"
 #include "lib/sequence_state.hpp"
+#include "lib/workspace.hpp"
 
 namespace exactsample {
 namespace {
-
-// q of `id` in a distribution (ascending ids), 0 when absent.
-double ProbabilityOf(std::span<const KeptProb> dist, int32_t id) {
-  const auto it = std::lower_bound(dist.begin(), dist.end(), id,
-                                   [](const KeptProb& k, int32_t i) { return k.id < i; });
-  return it != dist.end() && it->id == id ? it->q : 0.0;
-}
 
 // Steps B.4 and B.5 after a rejection: the normalised residual of P over Q
 // (P itself when rounding left it all zero) and one draw from it.
 int32_t DrawResidual(std::span<const KeptProb> p, std::span<const KeptProb> q, Pcg32& rng,
                      std::vector<KeptProb>& residual) {
   residual.clear();
-  // Only ids with P > 0 can have P - Q > 0; the others' R is 0.
+  // Only ids with P > 0 can have P - Q > 0; the others' R is 0. Both lists
+  // ascend: Q's entry for each id of P is found walking along.
+  size_t i = 0;
   for (const KeptProb& k : p) {
-    const double r = k.q - ProbabilityOf(q, k.id);
+    while (i < q.size() && q[i].id < k.id) ++i;
+    const double r = k.q - (i < q.size() && q[i].id == k.id ? q[i].q : 0.0);
     if (r > 0) residual.push_back({k.id, r});
   }
   if (residual.empty()) residual.assign(p.begin(), p.end());
@@ -40,6 +38,37 @@ int32_t DrawResidual(std::span<const KeptProb> p, std::span<const KeptProb> q, P
     if (u < c) return k.id;
   }
   return residual.back().id;
+}
+
+// dist(): the distribution `r` makes, into `out`.
+std::optional<Error> DistributionInto(const Request& r, Workspace& ws,
+                                      const SampleOptions& options, std::vector<KeptProb>& out) {
+  SampleOptions o = options;
+  o.distribution = &out;
+  // The chooser ends the call before any draw; the generator is not read.
+  const scalar_ref::Choose first = [](const scalar_ref::KeptView& d) {
+    return d.All().front().id;
+  };
+  Pcg32 unused = Pcg32::FromState(0, 1, 0);
+  const Result<Token> token = detail::SampleChoosing(r, unused, ws, o, &first);
+  if (!token) return token.error();
+  return std::nullopt;
+}
+
+// Q(id) of the distribution `r` makes, from one pass over its row (the
+// whole distribution is not built).
+Result<double> ProbabilityIn(const Request& r, int32_t id, Workspace& ws,
+                             const SampleOptions& options) {
+  double q = 0.0;
+  const scalar_ref::Choose look = [&](const scalar_ref::KeptView& d) {
+    q = d.Q(id);
+    return q > 0 ? id : d.All().front().id;  // a held id; the token is not used
+  };
+  Pcg32 unused = Pcg32::FromState(0, 1, 0);
+  const Result<Token> token = detail::SampleChoosing(r, unused, ws, options, &look);
+  if (!token) return token.error();
+  // A greedy distribution is one id with q = 1; it shows no chooser.
+  return r.params.temperature == 0.0 ? (token->id == id ? 1.0 : 0.0) : q;
 }
 
 // Where the history h_j of each position comes from.
@@ -131,44 +160,61 @@ Result<Verified> Verify(Positions& positions, const Drafts& d, const SamplingPar
     return out;
   }
 
-  // B: every draft distribution first (h_j depends on the drafts alone).
+  // B: every draft's q of its own id first (h_j depends on the drafts
+  // alone); a draft's whole distribution is built only where it is rejected.
   const SamplingParams draft = d.draft_params.value_or(target);
-  std::vector<std::vector<KeptProb>> q(gamma);
+  SampleOptions draft_options = o;  // no draft token is emitted
+  draft_options.logprob = false;
+  draft_options.rank = false;
+  std::vector<double> q(gamma);
   for (size_t j = 0; j < gamma; ++j) {
     const Result<Request> r = positions.At(j, d.draft_rows[j], draft, true);
     if (!r) return r.error();
-    Result<std::vector<KeptProb>> dist = distribution(*r, ws, o);
-    if (!dist) return dist.error();
-    q[j] = std::move(dist.value());
-    if (ProbabilityOf(q[j], d.draft_ids[j]) == 0.0) {
+    const Result<double> qj = ProbabilityIn(*r, d.draft_ids[j], ws, draft_options);
+    if (!qj) return qj.error();
+    if (*qj == 0.0) {
       return Bad(ErrorCode::invalid_parameter, "draft_ids[" + std::to_string(j) + "]",
                  " = " + std::to_string(d.draft_ids[j]) +
                      ": its draft probability is 0 (the draft distribution does not hold it)");
     }
+    q[j] = *qj;
   }
-  std::vector<KeptProb> residual;
+  detail::WorkspaceImpl& w = detail::WorkspaceAccess::Of(ws);
   for (size_t j = 0; j < gamma; ++j) {
+    const int32_t draft_id = d.draft_ids[j];
     bool accepted = false;
-    const scalar_ref::Choose test = [&](std::span<const KeptProb> p) {
-      const int32_t draft_id = d.draft_ids[j];
-      const double a = ProbabilityOf(p, draft_id);
-      const double b = ProbabilityOf(q[j], draft_id);
+    const scalar_ref::Choose test = [&](const scalar_ref::KeptView& p) {
       ++out.draws;
-      if (g.uniform_f64() < a / b) {
+      if (g.uniform_f64() < p.Q(draft_id) / q[j]) {
         accepted = true;
         return draft_id;
       }
-      ++out.draws;
-      return DrawResidual(p, q[j], g, residual);
+      const std::span<const KeptProb> all = p.All();
+      w.rejected_p.assign(all.begin(), all.end());
+      return all.front().id;  // a held id: the residual's token replaces it below
     };
     const Result<Request> r = positions.At(j, d.target_rows[j], target, false);
     if (!r) return r.error();
-    if (auto e = emit(detail::SampleChoosing(*r, g, ws, o, &test))) return *e;
-    if (!accepted) {
-      rng = g;
-      return out;
+    const Result<Token> token = detail::SampleChoosing(*r, g, ws, o, &test);
+    if (!token) return token.error();
+    if (accepted) {
+      out.tokens.push_back(*token);
+      ++out.accepted;
+      continue;
     }
-    ++out.accepted;
+    // The draft's distribution in full, the residual's draw, and that
+    // token from the target row again (the same row: the same values).
+    const Result<Request> rd = positions.At(j, d.draft_rows[j], draft, true);
+    if (!rd) return rd.error();
+    if (auto e = DistributionInto(*rd, ws, draft_options, w.rejected_q)) return *e;
+    ++out.draws;
+    const int32_t id = DrawResidual(w.rejected_p, w.rejected_q, g, w.residual);
+    const scalar_ref::Choose replaced = [id](const scalar_ref::KeptView&) { return id; };
+    const Result<Request> rt = positions.At(j, d.target_rows[j], target, false);
+    if (!rt) return rt.error();
+    if (auto e = emit(detail::SampleChoosing(*rt, g, ws, o, &replaced))) return *e;
+    rng = g;
+    return out;
   }
   // Every draft accepted: the bonus token, one draw.
   const Result<Request> r = positions.At(gamma, d.target_rows[gamma], target, false);
@@ -240,13 +286,7 @@ class SequencePositions final : public Positions {
 Result<std::vector<KeptProb>> distribution(const Request& request, Workspace& workspace,
                                            const SampleOptions& options) {
   std::vector<KeptProb> out;
-  SampleOptions o = options;
-  o.distribution = &out;
-  // The chooser ends the call before any draw; the generator is not read.
-  const scalar_ref::Choose first = [](std::span<const KeptProb> d) { return d.front().id; };
-  Pcg32 unused = Pcg32::FromState(0, 1, 0);
-  const Result<Token> token = detail::SampleChoosing(request, unused, workspace, o, &first);
-  if (!token) return token.error();
+  if (auto e = DistributionInto(request, workspace, options, out)) return *e;
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
@@ -22,6 +23,7 @@
 #include "lib/row_passes.hpp"
 #include "lib/row_sums.hpp"
 #include "lib/workspace.hpp"
+#include "scalar_ref/reference.hpp"
 #include "simd/exp_choice.hpp"
 #include "simd/nucleus.hpp"
 
@@ -137,6 +139,23 @@ size_t Draw(const KeptSet& kept, double u);
 
 // SampleOptions::distribution: K's ids with q = e / Z > 0, ascending.
 void Distribution(const KeptSet& kept, std::vector<KeptProb>& out);
+
+// A chooser's view of K (scalar_ref::KeptView): q of one id from its entry,
+// the whole distribution built into `storage` when first asked (`built`:
+// already built there, or null).
+class KeptSetView final : public scalar_ref::KeptView {
+ public:
+  KeptSetView(const KeptSet& kept, const std::vector<KeptProb>* built,
+           std::vector<KeptProb>& storage)
+      : kept_(kept), built_(built), storage_(storage) {}
+  double Q(int32_t id) const override;
+  std::span<const KeptProb> All() const override;
+
+ private:
+  const KeptSet& kept_;
+  mutable const std::vector<KeptProb>* built_;
+  std::vector<KeptProb>& storage_;
+};
 
 // Step 11 from running sums alone: the entry for e[0..n), z and u (see
 // simd::InverseCdf) when error bounds decide it from the sequential sums,

@@ -32,6 +32,9 @@ struct WorkspaceImpl {
   std::vector<double> top_e;     // logits and e values
   std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
   std::vector<KeptProb> chosen_from;  // the distribution a chooser is shown
+  // verify()'s lists where a draft is rejected: the target's and the
+  // draft's distributions and their residual.
+  std::vector<KeptProb> rejected_p, rejected_q, residual;
 
   // Threads in one row (lib/row_passes.hpp). Helpers read l (or copy the
   // f32 row's pieces into x_copy) and write e (or e_logprob) through the jobs; a buffer set with a helper still inside

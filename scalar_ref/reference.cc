@@ -173,7 +173,24 @@ Ids MinP(const Logits& t, const Ids& kept, double m) {
   return Select(kept, keep);
 }
 
+// The reference's view of step 9: the distribution built in full.
+class AllOf final : public KeptView {
+ public:
+  explicit AllOf(std::span<const KeptProb> all) : all_(all) {}
+  double Q(int32_t id) const override { return ProbabilityOf(all_, id); }
+  std::span<const KeptProb> All() const override { return all_; }
+
+ private:
+  std::span<const KeptProb> all_;
+};
+
 }  // namespace
+
+double ProbabilityOf(std::span<const KeptProb> distribution, int32_t id) {
+  const auto it = std::lower_bound(distribution.begin(), distribution.end(), id,
+                                   [](const KeptProb& k, int32_t i) { return k.id < i; });
+  return it != distribution.end() && it->id == id ? it->q : 0.0;
+}
 
 Result<Token> Sample(const Request& request, Pcg32& rng, const SampleOptions& options,
                      const Choose* choose) {
@@ -238,7 +255,7 @@ Result<Token> Sample(const Request& request, Pcg32& rng, const SampleOptions& op
     if (sm.q[j] > 0) distribution->push_back({kept[j], sm.q[j]});
   }
   if (choose != nullptr) {
-    const int32_t id = (*choose)(*distribution);
+    const int32_t id = (*choose)(AllOf(*distribution));
     return token(id, ProcessedLogprob(t, sm, id));
   }
   const double u = rng.uniform_f64();       // step 10: exactly one draw

@@ -12,12 +12,28 @@
 
 namespace exactsample::scalar_ref {
 
+// q of `id` in a distribution (ascending ids), 0 when it does not hold it.
+double ProbabilityOf(std::span<const KeptProb> distribution, int32_t id);
+
+// What a chooser is shown of step 9's distribution: q of one id (0 for an
+// id it does not hold), and the whole of it (the ids with q > 0, ascending,
+// as SampleOptions::distribution), which an engine may build only when
+// asked: the acceptance test of a draft reads one q of a row of V.
+class KeptView {
+ public:
+  virtual double Q(int32_t id) const = 0;
+  virtual std::span<const KeptProb> All() const = 0;
+
+ protected:
+  ~KeptView() = default;
+};
+
 // `request` must have passed checks::ParamsAndIds. Fills *options.trace
 // and *options.distribution when given, Token::rank with options.rank (the
 // engine is not read: this is the reference).
 // With `choose`, steps 10 and 11 are its answer to the distribution (one of
 // its ids): no draw is taken (the speculative page's tests draw instead).
-using Choose = std::function<int32_t(std::span<const KeptProb> distribution)>;
+using Choose = std::function<int32_t(const class KeptView& distribution)>;
 Result<Token> Sample(const Request& request, Pcg32& rng, const SampleOptions& options,
                      const Choose* choose = nullptr);
 

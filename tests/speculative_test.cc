@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/choose.hpp"
+#include "scalar_ref/reference.hpp"
+
 #include "tests/random_verifications.hpp"
 #include "tests/test_util.hpp"
 
@@ -120,6 +123,49 @@ TEST(Speculative, EnginesAgreeOnEveryTargetAndTheDrawsAreCounted) {
         fresh.advance(2 * a->draws);
       }
       EXPECT_EQ(fresh, r1) << where;  // unchanged on error
+    }
+  });
+}
+
+// What the acceptance test reads of a row, q of one id (from its entry in
+// the fast engine's kept set), is that id's q in the whole distribution the
+// reference builds, bit for bit, for every id: random rows (top-k, top-p,
+// min-p, masks, penalties) and a q that underflows to 0 (left out of both).
+TEST(Speculative, AChoosersQOfOneIdIsItsEntryInTheWholeDistribution) {
+  std::vector<RandomVerification> cases;
+  for (uint64_t seed = 0; seed < test::Share(40); ++seed) {
+    cases.push_back(MakeVerification(seed, 5000));
+  }
+  const std::vector<float> underflow = {0.0f, 0.0f, 0.0f, -745.0f, -10.0f};
+  test::ForEachTarget([&](int64_t target) {
+    std::vector<Request> all;
+    for (const RandomVerification& v : cases) all.push_back(v.base.At(v.base.generated));
+    all.push_back({underflow, {}, {}, {}});
+    for (size_t c = 0; c < all.size(); ++c) {
+      const Request& r = all[c];
+      const std::string where =
+          std::string(hwy::TargetName(target)) + " case " + std::to_string(c);
+      Workspace ws;
+      const auto want = distribution(r, ws, {.engine = Engine::reference});
+      bool shown = false;
+      const scalar_ref::Choose check = [&](const scalar_ref::KeptView& view) {
+        shown = true;
+        for (int32_t id = -1; id <= static_cast<int32_t>(r.vocab()); ++id) {
+          EXPECT_EQ(Bits(view.Q(id)), Bits(scalar_ref::ProbabilityOf(*want, id)))
+              << where << " id " << id;
+        }
+        EXPECT_EQ(std::vector<KeptProb>(view.All().begin(), view.All().end()), *want) << where;
+        return view.All().front().id;
+      };
+      Pcg32 rng = stream(1, Purpose::sample);
+      const auto token = detail::SampleChoosing(r, rng, ws, {.engine = Engine::fast}, &check);
+      ASSERT_EQ(token.ok(), want.ok()) << where;
+      if (!token || r.params.temperature == 0.0) continue;
+      EXPECT_TRUE(shown) << where;
+      EXPECT_EQ(rng, stream(1, Purpose::sample)) << where;  // a chooser takes no draw
+      if (c + 1 == all.size()) {
+        EXPECT_EQ(want->size(), 4u) << where;  // id 3's q is 0
+      }
     }
   });
 }
