@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "exactsample.h"
+#include "exactsample/sequence.hpp"
 #include "exactsample/speculative.hpp"
 #include "lib/c_abi.hpp"
 
@@ -113,7 +114,9 @@ std::string View(const exactsample_drafts* d, DraftViews& v) {
   return {};
 }
 
-std::string OutputsProblem(const exactsample_verified* out, const exactsample_extras* extras) {
+// `top_n` tokens' top-N wanted, as `top_field` names it.
+std::string OutputsProblem(const exactsample_verified* out, size_t top_n,
+                           const std::string& top_field) {
   if (out == nullptr) return "out is NULL";
   if (out->struct_size != sizeof(exactsample_verified)) {
     return "out.struct_size = " + std::to_string(out->struct_size) + ", expected " +
@@ -121,9 +124,8 @@ std::string OutputsProblem(const exactsample_verified* out, const exactsample_ex
            " (sizeof(exactsample_verified) in this version)";
   }
   if (out->ids == nullptr) return "out.ids is NULL";
-  if (extras != nullptr && extras->top_logprobs > 0 &&
-      (out->top_ids == nullptr || out->top_logprob_values == nullptr)) {
-    return "extras.top_logprobs = " + std::to_string(extras->top_logprobs) +
+  if (top_n > 0 && (out->top_ids == nullptr || out->top_logprob_values == nullptr)) {
+    return top_field + " = " + std::to_string(top_n) +
            " needs out.top_ids and out.top_logprob_values (one is NULL)";
   }
   return {};
@@ -154,7 +156,10 @@ exactsample_status VerifyOne(exactsample_sampler* s, const exactsample_verificat
       !p.empty()) {
     return Bad(s, p);
   }
-  if (std::string p = OutputsProblem(a.out, a.extras); !p.empty()) return Bad(s, p);
+  const size_t top_n = a.extras != nullptr ? static_cast<size_t>(a.extras->top_logprobs) : 0;
+  if (std::string p = OutputsProblem(a.out, top_n, "extras.top_logprobs"); !p.empty()) {
+    return Bad(s, p);
+  }
   return Guard(s, [&] {
     DraftViews views;
     if (std::string p = View(a.drafts, views); !p.empty()) return Bad(s, p);
@@ -163,7 +168,7 @@ exactsample_status VerifyOne(exactsample_sampler* s, const exactsample_verificat
         TargetRequest(a.prompt, a.prompt_len, a.generated, a.generated_len, *a.params, a.extras),
         views.drafts, g, s->workspace, {.engine = s->engine, .threads = s->threads});
     if (!v) return Fail(s, StatusOf(v.error().code), v.error().message);
-    Write(*v, a.extras != nullptr ? static_cast<size_t>(a.extras->top_logprobs) : 0, a.out);
+    Write(*v, top_n, a.out);
     FromPcg(g, a.rng);
     return EXACTSAMPLE_OK;
   });
@@ -217,6 +222,29 @@ exactsample_status exactsample_verify(exactsample_sampler* s, const exactsample_
   s->last_error.clear();
   return VerifyOne(s, {drafts, prompt, prompt_len, generated, generated_len, params, extras,
                        rng, out});
+}
+
+exactsample_status exactsample_sequence_verify(exactsample_sampler* s,
+                                               exactsample_sequence* sequence,
+                                               const exactsample_drafts* drafts,
+                                               exactsample_verified* out) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (sequence == nullptr) return Bad(s, "sequence is NULL");
+  exactsample::Sequence& seq = sequence->sequence;
+  const auto top_n = static_cast<size_t>(seq.params().top_logprobs);
+  if (std::string p = OutputsProblem(out, top_n, "the sequence's top_logprobs"); !p.empty()) {
+    return Bad(s, p);
+  }
+  return Guard(s, [&] {
+    DraftViews views;
+    if (std::string p = View(drafts, views); !p.empty()) return Bad(s, p);
+    const auto v = exactsample::verify(seq, views.drafts, s->workspace,
+                                       {.engine = s->engine, .threads = s->threads});
+    if (!v) return Fail(s, StatusOf(v.error().code), v.error().message);
+    Write(*v, top_n, out);
+    return EXACTSAMPLE_OK;
+  });
 }
 
 exactsample_status exactsample_verify_batch(exactsample_sampler* s,

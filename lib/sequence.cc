@@ -134,6 +134,16 @@ Result<std::monostate> Sequence::accept(int32_t id) {
   return std::monostate{};
 }
 
+Result<std::monostate> Sequence::truncate(size_t length) {
+  if (length > s_->generated.size()) {
+    return Error{ErrorCode::invalid_parameter, "length",
+                 "length = " + std::to_string(length) + ": above the " +
+                     std::to_string(s_->generated.size()) + " generated ids"};
+  }
+  s_->TruncateGenerated(length);
+  return std::monostate{};
+}
+
 Result<std::monostate> Sequence::accept_prompt(std::span<const int32_t> ids) {
   for (size_t j = 0; j < ids.size(); ++j) {
     if (ids[j] < 0 || static_cast<size_t>(ids[j]) >= s_->vocab) {

@@ -13,6 +13,7 @@
 
 #include "exactsample/exactsample.hpp"
 #include "exactsample/sequence.hpp"
+#include "exactsample/speculative.hpp"
 
 namespace exactsample_python {
 
@@ -53,6 +54,14 @@ xs::Pcg32& ListedGenerator(py::handle obj, const std::string& field, const std::
 [[noreturn]] void ThrowSampleError(const xs::Error& error);
 // The SampleError object sample_batch puts in a failed row's place.
 py::object SampleErrorValue(const xs::Error& error);
+
+// verify() on a sequence (spec/speculative.md, history and target
+// parameters its own): the rows and ids read with the GIL held, verified
+// with it released; accepted tokens appended on success.
+xs::Result<xs::Verified> VerifyOnSequence(xs::Sequence& sequence, py::handle target_rows,
+                                          py::handle draft_rows, py::handle draft_ids,
+                                          const xs::SamplingParams* draft_params,
+                                          std::string_view engine);
 
 // Registers exactsample.Sequence and sample_batch_sequences on the module
 // (after SamplingParams, Pcg32 and Token).

@@ -175,15 +175,27 @@ struct CallInputs {
   }
 };
 
+// Where a sequence was when a call began: its generator and its number of
+// generated ids.
+struct Saved {
+  xs::Pcg32 rng;
+  size_t generated;
+  explicit Saved(const PySequence* s) : rng(s->seq.rng()), generated(s->seq.generated().size()) {}
+};
+
 // Between the library's return and the commit, with the GIL held: an
 // interrupt that came meanwhile (or the test hook's exception) puts every
-// generator back where it was and raises, so that the call is all or
-// nothing: the tokens are appended only after this.
-void Commit(std::span<PySequence* const> sequences, std::span<const xs::Pcg32> before) {
+// sequence back where it was and raises, so that the call is all or
+// nothing.
+void Commit(std::span<PySequence* const> sequences, std::span<const Saved> before) {
   try {
     xs::python::BeforeCommit();
   } catch (...) {
-    for (size_t i = 0; i < sequences.size(); ++i) sequences[i]->seq.rng() = before[i];
+    for (size_t i = 0; i < sequences.size(); ++i) {
+      xs::Sequence& s = sequences[i]->seq;
+      s.rng() = before[i].rng;
+      (void)s.truncate(before[i].generated);  // cannot fail: it only grew
+    }
     throw;
   }
 }
@@ -196,7 +208,7 @@ xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handl
   const CallInputs in(logits, params, logit_bias, allowed, banned, bitmask, dtype);
   const xs::Step step = in.Step();
   thread_local xs::Workspace workspace;
-  const xs::Pcg32 before[] = {self.seq.rng()};
+  const Saved before[] = {Saved(&self)};
   xs::Result<xs::Token> token = [&] {
     py::gil_scoped_release release;
     return self.seq.sample_only(step, workspace, options);
@@ -206,6 +218,19 @@ xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handl
   xs::Token t = Unwrap(std::move(token));
   if (append) Unwrap(self.seq.accept(t.id));
   return t;
+}
+
+xs::Verified VerifyDrafts(PySequence& self, py::handle target_rows, py::handle draft_rows,
+                          py::handle draft_ids, py::handle draft_params,
+                          std::string_view engine) {
+  const InUse in_use(self, "verify");
+  const std::optional<xs::SamplingParams> dp = ReadParams(draft_params, "draft_params");
+  const Saved before[] = {Saved(&self)};
+  xs::Result<xs::Verified> v = VerifyOnSequence(self.seq, target_rows, draft_rows, draft_ids,
+                                                dp ? &*dp : nullptr, engine);
+  PySequence* const one[] = {&self};
+  Commit(one, before);
+  return Unwrap(std::move(v));
 }
 
 // A method that only reads the sequence: f(seq) while it is marked in use.
@@ -315,8 +340,8 @@ py::object SampleBatchSequences(py::sequence sequences, py::handle rows, py::han
   }
   thread_local xs::BatchWorkspace workspace;
   std::vector<xs::Result<xs::Token>> results;
-  std::vector<xs::Pcg32> before;
-  for (const xs::Sequence* s : seqs) before.push_back(s->rng());
+  std::vector<Saved> before;
+  for (const PySequence* s : wrapped) before.emplace_back(s);
   {
     py::gil_scoped_release release;
     xs::sample_batch(seqs, steps, results, workspace, options, threads, /*accept=*/false);
@@ -423,6 +448,27 @@ void RegisterSequence(py::module_& m) {
       .def_static("restore", &Restore, "snapshot"_a,
                   "The sequence a snapshot() holds. Raises SampleError (field \"snapshot\")\n"
                   "for truncated, corrupt or other-version bytes.")
+      .def("verify", &VerifyDrafts, "target_rows"_a, "draft_rows"_a.none(true), "draft_ids"_a,
+           py::kw_only(), "draft_params"_a = py::none(), "engine"_a = "fast",
+           "exactsample.verify() with this sequence's history, parameters, bias and mask\n"
+           "as the target's and its generator: the emitted tokens are appended and the\n"
+           "generator advances by 2 * draws. Raises SampleError on bad input, leaving the\n"
+           "sequence unchanged; all or nothing under an interrupt.")
+      .def(
+          "truncate",
+          [](PySequence& self, py::handle length) {
+            const InUse in_use(self, "truncate");
+            const int64_t n = ReadInt(length, "length", xs::ErrorCode::invalid_parameter,
+                                      "outside the generated ids' count");
+            if (n < 0) {
+              ThrowSampleError({xs::ErrorCode::invalid_parameter, "length",
+                                "length = " + std::to_string(n) + ": below 0"});
+            }
+            Unwrap(self.seq.truncate(static_cast<size_t>(n)));
+          },
+          "length"_a,
+          "Keeps the first `length` generated ids and drops the rest (a rollback); the\n"
+          "generator stays where it is. SampleError (field 'length') above their count.")
       .def(py::pickle([](PySequence& self) { return Snapshot(self, "__getstate__"); },
                       [](const py::bytes& bytes) { return Restore(bytes); }))
       .def_property_readonly("vocab",

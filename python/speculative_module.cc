@@ -195,6 +195,19 @@ py::tuple Distribution(py::handle logits, const xs::SamplingParams* params, py::
 
 }  // namespace
 
+xs::Result<xs::Verified> VerifyOnSequence(xs::Sequence& sequence, py::handle target_rows,
+                                          py::handle draft_rows, py::handle draft_ids,
+                                          const xs::SamplingParams* draft_params,
+                                          std::string_view engine) {
+  const xs::SampleOptions options = ReadOptions(engine, true, false);
+  const F32Rows target(target_rows, "target_rows"), draft(draft_rows, "draft_rows");
+  const std::vector<int32_t> ids = ReadIdList(draft_ids, "draft_ids", 0);
+  const xs::Drafts drafts{target.rows, draft.rows, ids,
+                          draft_params != nullptr ? std::optional(*draft_params) : std::nullopt};
+  py::gil_scoped_release release;
+  return xs::verify(sequence, drafts, workspace, options);
+}
+
 void RegisterSpeculative(py::module_& m) {
   py::class_<xs::Verified>(m, "Verified", "The result of verify() (spec/speculative.md).")
       .def_readonly("tokens", &xs::Verified::tokens,

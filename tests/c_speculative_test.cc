@@ -178,6 +178,72 @@ TEST(CSpeculative, VerifyEqualsTheCppApiOnBothEngines) {
   EXPECT_GT(compared, 40u);
 }
 
+// exactsample_sequence_verify: the C++ stateless verification's results, the
+// tokens appended and the generator advanced; on error nothing changes.
+TEST(CSpeculative, ASequenceVerifiesAsTheCppApiAndAppends) {
+  size_t compared = 0;
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    RandomVerification v = MakeVerification(seed, seed % 10 == 0 ? 100000 : 5000);
+    v.base.params.penalty_last_n = 0;  // not in CParams
+    const std::string where = "seed " + std::to_string(seed);
+    const auto t = Spans(v.target), d = Spans(v.draft);
+    exactsample::Pcg32 rng = exactsample::stream(seed, exactsample::Purpose::sample);
+    exactsample::Workspace ws;
+    const auto want = exactsample::verify(v.base.At(v.base.generated),
+                                          {t, d, v.ids, v.draft_params}, rng, ws);
+    Sampler s(EXACTSAMPLE_ENGINE_FAST);
+    CVerification c(v, seed % 2 == 0);
+    const exactsample_sequence_config config{sizeof(exactsample_sequence_config), v.target[0].size(),
+                                             &c.params, &c.extras, seed, nullptr};
+    exactsample_sequence* seq = nullptr;
+    if (exactsample_sequence_create(s.s, &config, &seq) != EXACTSAMPLE_OK) continue;  // bad extras
+    ASSERT_EQ(exactsample_sequence_accept_prompt(s.s, seq, v.base.prompt.data(),
+                                                 v.base.prompt.size()),
+              EXACTSAMPLE_OK);
+    for (const int32_t id : v.base.generated) {
+      ASSERT_EQ(exactsample_sequence_accept(s.s, seq, id), EXACTSAMPLE_OK);
+    }
+    const exactsample_status status = exactsample_sequence_verify(s.s, seq, &c.drafts, &c.out);
+    ASSERT_EQ(status == EXACTSAMPLE_OK, want.ok()) << where << exactsample_sampler_last_error(s.s);
+    size_t generated = 0;
+    exactsample_rng r;
+    exactsample_sequence_lengths(seq, nullptr, &generated);
+    exactsample_sequence_rng(seq, &r);
+    if (want) {
+      ++compared;
+      ExpectEqual(*want, c, static_cast<size_t>(v.base.params.top_logprobs), where);
+      EXPECT_EQ(generated, v.base.generated.size() + want->tokens.size()) << where;
+      EXPECT_EQ(r.state, rng.state()) << where;
+      EXPECT_EQ(r.draws_u32, rng.draws_u32()) << where;
+    } else {
+      EXPECT_EQ(std::string(exactsample_sampler_last_error(s.s)), want.error().message) << where;
+      EXPECT_EQ(generated, v.base.generated.size()) << where;
+      EXPECT_EQ(r.draws_u32, 0u) << where;
+      EXPECT_EQ(c.ids[0], -7) << where;  // nothing written
+    }
+    // Bad arguments: named, nothing changed.
+    exactsample_verified no_top = c.out;
+    no_top.top_ids = nullptr;
+    const auto expect_bad = [&](exactsample_status code, const std::string& message) {
+      EXPECT_EQ(code, EXACTSAMPLE_INVALID_ARGUMENT) << where;
+      EXPECT_EQ(std::string(exactsample_sampler_last_error(s.s)), message) << where;
+    };
+    expect_bad(exactsample_sequence_verify(s.s, nullptr, &c.drafts, &c.out), "sequence is NULL");
+    expect_bad(exactsample_sequence_verify(s.s, seq, nullptr, &c.out), "drafts is NULL");
+    expect_bad(exactsample_sequence_verify(s.s, seq, &c.drafts, nullptr), "out is NULL");
+    if (v.base.params.top_logprobs > 0) {
+      expect_bad(exactsample_sequence_verify(s.s, seq, &c.drafts, &no_top),
+                 "the sequence's top_logprobs = " + std::to_string(v.base.params.top_logprobs) +
+                     " needs out.top_ids and out.top_logprob_values (one is NULL)");
+    }
+    size_t after = 0;
+    exactsample_sequence_lengths(seq, nullptr, &after);
+    EXPECT_EQ(after, generated) << where;
+    exactsample_sequence_destroy(seq);
+  }
+  EXPECT_GT(compared, 15u);
+}
+
 TEST(CSpeculative, TheBatchIsEachVerificationAlone) {
   std::vector<RandomVerification> vs;
   for (uint64_t seed = 0; seed < 12; ++seed) {

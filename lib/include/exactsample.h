@@ -486,6 +486,16 @@ EXACTSAMPLE_API exactsample_status exactsample_verify_batch(
     exactsample_sampler* sampler, const exactsample_verification* verifications,
     size_t count, exactsample_status* statuses);
 
+/* exactsample_verify on a sequence: its prompt and generated ids, params,
+ * bias, mask and N (config.extras->top_logprobs) are the target's, its
+ * generator the request's. The emitted tokens are appended to its
+ * generated ids and its generator advances by 2 * out->draws next_u32.
+ * drafts->vocab must be the sequence's. Errors as exactsample_verify's,
+ * and a NULL sequence; the sequence is unchanged then. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_verify(
+    exactsample_sampler* sampler, exactsample_sequence* sequence,
+    const exactsample_drafts* drafts, exactsample_verified* out);
+
 /* SIMD targets: count, names (best first), whether supported. */
 EXACTSAMPLE_API size_t exactsample_target_count(void);
 EXACTSAMPLE_API const char* exactsample_target_name(size_t index);

@@ -288,10 +288,12 @@ def new_calls():
         ("verify_batch", lambda: xs.verify_batch([SPEC_X, SPEC_X], [SPEC_Y, SPEC_Y],
                                                  [[3, 2], [1, 2]], None, rngs),
          lambda: [state(r) for r in rngs]),
+        ("Sequence.verify", lambda: seqs[2].verify(ROWS[:3], ROWS[3:5], [3, 2]),
+         lambda: seq_state(seqs[2])),
     ]
 
 
-@pytest.mark.parametrize("index", range(5))
+@pytest.mark.parametrize("index", range(6))
 def test_an_interrupt_during_the_new_calls_changes_nothing(index):
     for hook, raised in [(interrupt(), KeyboardInterrupt), (lambda: 1 / 0, ZeroDivisionError)]:
         name, call, now = new_calls()[index]

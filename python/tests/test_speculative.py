@@ -93,6 +93,69 @@ def test_verify_equals_the_transcription_and_the_library(engine, spec_results, c
     assert compared > 80
 
 
+
+def sequence_verify(case, engine_name):
+    """The case through Sequence.verify: the sequence holds its parameters,
+    bias, mask, prompt and generated ids; as module_verify's line, and the
+    sequence's ids and generator afterwards checked here."""
+    try:
+        target, draft, d, tp, dp, prompt, generated, seed = spec_sampler.read_verification(case)
+        t, dr = block(target), block(draft)
+        seq = xs.Sequence(t.shape[1], params_of(tp), seed=seed,
+                          logit_bias=tp["logit_bias"] or None,
+                          allowed_token_ids=tp["allowed_token_ids"] or None,
+                          banned_token_ids=tp["banned_token_ids"] or None)
+        seq.accept_prompt(prompt)
+        for g in generated:
+            seq.accept(g)
+    except (spec_sampler.BadInput, ValueError, xs.SampleError):
+        return None
+    try:
+        v = seq.verify(t, dr, d, draft_params=dp and params_of(dp), engine=engine_name)
+    except xs.SampleError as e:
+        assert list(seq.generated) == list(generated) and seq.rng == xs.stream(seed)
+        return {"name": case["name"], "error": str(e)}
+    assert list(seq.generated) == list(generated) + v.ids
+    assert seq.rng.draws_u32 == 2 * v.draws
+    line = {"name": case["name"], "ids": v.ids, "logprobs": v.logprobs,
+            "processed_logprobs": [t.processed_logprob for t in v.tokens],
+            "accepted": v.accepted, "rng_draws_consumed": v.draws}
+    if tp["top_logprobs"] > 0:
+        line["top_logprobs"] = [[list(e) for e in t.top_logprobs] for t in v.tokens]
+    return line
+
+
+def test_a_sequence_verifies_as_the_transcription_and_appends(engine, spec_results):
+    compared = 0
+    for case, want in zip(CASES, spec_results):
+        got = sequence_verify(case, engine)
+        if got is None:
+            continue
+        compared += "error" not in got
+        assert same(got, want), (case["name"], got, want)
+    assert compared > 80
+
+
+def test_truncate_rolls_a_sequence_back():
+    x = np.random.default_rng(5).normal(0, 1, (6, 50)).astype(np.float32)
+    p = xs.SamplingParams(repetition_penalty=1.3, frequency_penalty=0.4, penalty_last_n=3)
+    seq = xs.Sequence(50, p, seed=2)
+    seq.accept_prompt([1, 2])
+    kept = [seq.sample(x[i]).id for i in range(2)]
+    branch = seq.clone()
+    for i in range(2, 5):
+        seq.sample(x[i])
+    rng = seq.rng
+    seq.truncate(2)
+    assert list(seq.generated) == kept and seq.rng == rng  # the generator stays
+    branch.rng = rng
+    assert seq.sample(x[5]) == branch.sample(x[5])  # the counts rolled back too
+    for bad in (4, -1):
+        with pytest.raises(xs.SampleError) as e:
+            seq.truncate(bad)
+        assert e.value.field == "length"
+    assert len(seq.generated) == 3
+
 def test_the_worked_example():
     x = np.array([[1.0, 3.0, 2.0, 3.0, -1.0], [0.5, 1.0, 2.5, 0.0, 1.0],
                   [2.0, 0.0, 0.0, 0.0, 1.0]], dtype=np.float32)

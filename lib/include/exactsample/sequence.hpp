@@ -84,6 +84,10 @@ class EXACTSAMPLE_API Sequence {
   // draft) or prompt ids. Errors: an id outside [0, V); nothing changes.
   Result<std::monostate> accept(int32_t id);
   Result<std::monostate> accept_prompt(std::span<const int32_t> ids);
+  // Keeps the first `length` generated ids and drops the rest (a rollback:
+  // tokens the caller rejects, another branch); the generator stays where
+  // it is. Errors: length above the generated ids' count; nothing changes.
+  Result<std::monostate> truncate(size_t length);
   // Clears the prompt and generated ids; the generator goes back to where
   // it was at creation (or at restore).
   void reset();
