@@ -220,6 +220,12 @@ class BenchCliTest(cli_harness.TempDirTest):
             self.assertGreater(row[key + "_min_us"], 0)
             self.assertLessEqual(row[key + "_min_us"], row[key + "_median_us"])
         self.assertEqual(row["ratio_median"], row["verify_median_us"] / row["singles_median_us"])
+        # These rows reject the first draft for some seed below 1000: that
+        # verification (the residual's) is timed too.
+        self.assertLess(row["rejected_seed"], 1000)
+        self.assertGreater(row["rejected_median_us"], 0)
+        self.assertEqual(row["rejected_ratio_median"],
+                         row["rejected_median_us"] / row["singles_median_us"])
         status, out, err = bench("--speculative", "2", "--vocab", "512", "--iters", "3",
                                  "--config", "greedy", "--engine", "reference")
         self.assertEqual(status, 0, err)

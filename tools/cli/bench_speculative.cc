@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "exactsample/speculative.hpp"
@@ -86,17 +87,21 @@ int BenchSpeculative(const BenchOptions& o) {
   const Drafts drafts{rows->target_spans, rows->draft_spans, rows->ids, std::nullopt};
   const Request request{{}, {}, {}, c->params};
 
+  // The first seed that accepts every draft (else seed 0), and the first
+  // that rejects the first draft (the residual's cost), if any.
   uint64_t seed = 0;
+  std::optional<uint64_t> rejecting;
   Verified probe;
-  for (uint64_t s = 0; s < 1000; ++s) {
+  for (uint64_t s = 0; s < 1000 && (probe.accepted != gamma || !rejecting); ++s) {
     Pcg32 g = stream(s, Purpose::sample);
     auto v = verify(request, drafts, g, ws, options);
     if (!v) return BadInput(v.error().message);
+    if (v->accepted == 0 && v->draws == 2 && !rejecting) rejecting = s;
+    if (probe.accepted == gamma) continue;
     if (s == 0 || v->accepted == gamma) {
       seed = s;
       probe = std::move(v.value());
     }
-    if (probe.accepted == gamma) break;
   }
 
   const int iters = engine == Engine::fast ? o.iters : std::max(3, o.iters / 10);
@@ -122,9 +127,20 @@ int BenchSpeculative(const BenchOptions& o) {
                      }
                    },
                    {}});
+  if (rejecting) {
+    cells.push_back({row,
+                     [rows, drafts, request, options, s = *rejecting,
+                      w = std::make_shared<Workspace>()] {
+                       Pcg32 g = stream(s, Purpose::sample);
+                       verify(request, drafts, g, *w, options);
+                     },
+                     {}});
+  }
   Measure(cells);
   const double ratio = cells[0].row.median_us / cells[1].row.median_us;
   const double ratio_min = cells[0].row.min_us / cells[1].row.min_us;
+  const double rejected_ratio =
+      rejecting ? cells[2].row.median_us / cells[1].row.median_us : 0.0;
   if (o.json) {
     nlohmann::ordered_json j{{"mode", "speculative"},
                              {"gamma", gamma},
@@ -143,6 +159,11 @@ int BenchSpeculative(const BenchOptions& o) {
                              {"ratio_median", ratio},
                              {"ratio_min", ratio_min},
                              {"architecture", platform::Describe()}};
+    if (rejecting) {  // the first draft rejected: 2 draws, one token
+      j["rejected_seed"] = *rejecting;
+      j["rejected_median_us"] = cells[2].row.median_us;
+      j["rejected_ratio_median"] = rejected_ratio;
+    }
     std::cout << j.dump() << "\n";
     return 0;
   }
@@ -161,6 +182,15 @@ int BenchSpeculative(const BenchOptions& o) {
                 cells[0].row.min_us, gamma + 1, gamma, cells[1].row.median_us,
                 cells[1].row.min_us, ratio, ratio_min);
   std::cout << buf;
+  if (rejecting) {
+    std::snprintf(buf, sizeof buf,
+                  "  first draft rejected   median %10.1f us   (seed %llu: the residual, "
+                  "2 draws)\n"
+                  "  rejected / singles     median %10.3f\n",
+                  cells[2].row.median_us, static_cast<unsigned long long>(*rejecting),
+                  rejected_ratio);
+    std::cout << buf;
+  }
   return 0;
 }
 
