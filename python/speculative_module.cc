@@ -4,9 +4,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -69,12 +71,25 @@ struct Inputs {
 
 thread_local xs::Workspace workspace;
 
+// threads as sample_batch reads it (0: the hardware's count): each row's
+// passes split across them (SampleOptions::threads).
+xs::SampleOptions WithThreads(xs::SampleOptions options, int threads) {
+  if (threads < 0) {
+    ThrowSampleError({xs::ErrorCode::invalid_parameter, "threads",
+                      "threads = " + std::to_string(threads) + ": must be >= 0"});
+  }
+  options.threads =
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return options;
+}
+
 xs::Verified Verify(py::handle target_rows, py::handle draft_rows, py::handle draft_ids,
                     const xs::SamplingParams* params, xs::Pcg32& rng,
                     const xs::SamplingParams* draft_params, py::handle prompt,
-                    py::handle generated, std::string_view engine, py::handle logit_bias,
-                    py::handle allowed, py::handle banned, py::handle bitmask) {
-  const xs::SampleOptions options = ReadOptions(engine, true, false);
+                    py::handle generated, std::string_view engine, int threads,
+                    py::handle logit_bias, py::handle allowed, py::handle banned,
+                    py::handle bitmask) {
+  const xs::SampleOptions options = WithThreads(ReadOptions(engine, true, false), threads);
   const Inputs in(target_rows, draft_rows, draft_ids, params, draft_params, prompt, generated,
                   logit_bias, allowed, banned, bitmask);
   // The generator is marked in use and copied in and out: an error or an
@@ -113,8 +128,9 @@ const xs::SamplingParams* ParamsAt(py::handle arg, size_t i, size_t n, const cha
 
 py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence draft_ids,
                      py::handle params, py::sequence rngs, py::handle draft_params,
-                     py::handle prompts, py::handle generated, std::string_view engine) {
-  const xs::SampleOptions options = ReadOptions(engine, true, false);
+                     py::handle prompts, py::handle generated, std::string_view engine,
+                     int threads) {
+  const xs::SampleOptions options = WithThreads(ReadOptions(engine, true, false), threads);
   const size_t n = targets.size();
   for (const auto& [arg, field] : {std::pair{py::handle(drafts), "drafts"},
                                    std::pair{py::handle(draft_ids), "draft_ids"},
@@ -245,19 +261,21 @@ void RegisterSpeculative(py::module_& m) {
   m.def("verify", &Verify, "target_rows"_a, "draft_rows"_a.none(true), "draft_ids"_a,
         "params"_a.none(true), "rng"_a, py::kw_only(), "draft_params"_a = py::none(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
-        "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
+        "threads"_a = 1, "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
         "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
         "Verifies len(draft_ids) draft tokens against the target rows ((gamma + 1) x V\n"
         "float32) and the draft rows (gamma x V; None for a greedy target) on rng, the\n"
         "request's generator: returns Verified (ids, logprobs, tokens, accepted, draws);\n"
         "rng advances by 2 * draws. draft_params None: params. The bias and masks apply\n"
         "to the target rows only. Raises SampleError (rng untouched) on bad input.\n"
-        "The GIL is released while verifying.");
+        "The GIL is released while verifying; threads > 1 splits each row's passes\n"
+        "across that many threads (0: the hardware's count).");
   m.def("verify_batch", &VerifyBatch, "target_rows"_a, "draft_rows"_a, "draft_ids"_a,
         "params"_a.none(true), "rngs"_a, py::kw_only(), "draft_params"_a = py::none(),
         "prompts"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
-        "verify() for each of many requests, one after the other on this thread with the\n"
-        "GIL released: lists of target rows, draft rows, draft ids and generators; params\n"
+        "threads"_a = 0,
+        "verify() for each of many requests, one after the other with the GIL released,\n"
+        "each row's passes split across `threads` threads (0: the hardware's count): lists of target rows, draft rows, draft ids and generators; params\n"
         "and draft_params one for all or one per request; prompts and generated one per\n"
         "request (None: none). Returns a list of Verified, or SampleError for a bad one\n"
         "(not raised; its generator untouched).");

@@ -274,6 +274,7 @@ def verify(
     prompt: Ids = None,
     generated: Ids = None,
     engine: str = "fast",
+    threads: int = 1,
     logit_bias: Optional[Mapping[Union[int, str], float]] = None,
     allowed_token_ids: Ids = None,
     banned_token_ids: Ids = None,
@@ -290,6 +291,7 @@ def verify_batch(
     prompts: Optional[SequenceOf[Ids]] = None,
     generated: Optional[SequenceOf[Ids]] = None,
     engine: str = "fast",
+    threads: int = 0,
 ) -> list[Union[Verified, SampleError]]: ...
 
 class testing:

@@ -260,3 +260,21 @@ def test_bad_batch_entries_are_returned_not_raised():
     with pytest.raises(xs.SampleError) as e:
         xs.verify_batch([X, X], [Y], [[3, 2], [3, 2]], P, rngs)
     assert e.value.field == "drafts"
+
+
+def test_threads_change_no_result():
+    rows = np.random.default_rng(8).normal(0, 2, (5, 70000)).astype(np.float32)
+    drafts = rows[:4] + np.float32(0.05)
+    ids = [int(np.argmax(d)) for d in drafts]
+    args = ([rows, rows], [drafts, drafts], [ids, ids], None)
+    one = xs.verify_batch(*args, [xs.stream(1), xs.stream(2)], threads=1)
+    two = xs.verify_batch(*args, [xs.stream(1), xs.stream(2)], threads=2)
+    assert [(v.ids, hexes(v.logprobs), v.draws) for v in one] == \
+        [(v.ids, hexes(v.logprobs), v.draws) for v in two]
+    alone = xs.verify(rows, drafts, ids, None, xs.stream(1), threads=0)
+    assert (alone.ids, hexes(alone.logprobs)) == (one[0].ids, hexes(one[0].logprobs))
+    for call in (lambda: xs.verify(rows, drafts, ids, None, xs.stream(1), threads=-1),
+                 lambda: xs.verify_batch(*args, [xs.stream(1), xs.stream(2)], threads=-2)):
+        with pytest.raises(xs.SampleError) as e:
+            call()
+        assert e.value.field == "threads"
