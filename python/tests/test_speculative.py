@@ -31,6 +31,16 @@ def block(rows):
     return np.array(rows, dtype=np.float32)
 
 
+def replay_line(case, v, top):
+    """A Verified as the replay output line of its case."""
+    line = {"name": case["name"], "ids": v.ids, "logprobs": v.logprobs,
+            "processed_logprobs": [t.processed_logprob for t in v.tokens],
+            "accepted": v.accepted, "rng_draws_consumed": v.draws}
+    if top:
+        line["top_logprobs"] = [[list(e) for e in t.top_logprobs] for t in v.tokens]
+    return line
+
+
 def module_verify(case, engine_name):
     """A verification case through the module, as a replay line; None when the
     module cannot take it (rows of different lengths, a malformed field)."""
@@ -49,12 +59,7 @@ def module_verify(case, engine_name):
     except xs.SampleError as e:
         return {"name": case["name"], "error": str(e), "draws_u32": rng.draws_u32}
     assert rng.draws_u32 == 2 * v.draws
-    line = {"name": case["name"], "ids": v.ids, "logprobs": v.logprobs,
-            "processed_logprobs": [t.processed_logprob for t in v.tokens],
-            "accepted": v.accepted, "rng_draws_consumed": v.draws}
-    if tp["top_logprobs"] > 0:
-        line["top_logprobs"] = [[list(e) for e in t.top_logprobs] for t in v.tokens]
-    return line
+    return replay_line(case, v, tp["top_logprobs"] > 0)
 
 
 def same(a, b):
@@ -117,12 +122,7 @@ def sequence_verify(case, engine_name):
         return {"name": case["name"], "error": str(e)}
     assert list(seq.generated) == list(generated) + v.ids
     assert seq.rng.draws_u32 == 2 * v.draws
-    line = {"name": case["name"], "ids": v.ids, "logprobs": v.logprobs,
-            "processed_logprobs": [t.processed_logprob for t in v.tokens],
-            "accepted": v.accepted, "rng_draws_consumed": v.draws}
-    if tp["top_logprobs"] > 0:
-        line["top_logprobs"] = [[list(e) for e in t.top_logprobs] for t in v.tokens]
-    return line
+    return replay_line(case, v, tp["top_logprobs"] > 0)
 
 
 def test_a_sequence_verifies_as_the_transcription_and_appends(engine, spec_results):
