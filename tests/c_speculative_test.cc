@@ -10,12 +10,14 @@
 
 #include "exactsample.h"
 #include "exactsample/speculative.hpp"
+#include "tests/c_cases.hpp"
 #include "tests/random_verifications.hpp"
 #include "tests/test_util.hpp"
 
 namespace {
 
 using exactsample::test::Bits;
+using exactsample::test::CParams;
 using exactsample::test::MakeVerification;
 using exactsample::test::RandomVerification;
 using exactsample::test::Rows;
@@ -28,19 +30,6 @@ struct Sampler {
   ~Sampler() { exactsample_sampler_destroy(s); }
   exactsample_sampler* s = nullptr;
 };
-
-exactsample_params CParams(const exactsample::SamplingParams& p) {
-  exactsample_params c;
-  exactsample_params_init(&c);
-  c.temperature = p.temperature;
-  c.repetition_penalty = p.repetition_penalty;
-  c.presence_penalty = p.presence_penalty;
-  c.frequency_penalty = p.frequency_penalty;
-  c.top_k = p.top_k;
-  c.top_p = p.top_p;
-  c.min_p = p.min_p;
-  return c;
-}
 
 // A verification's C arguments over a RandomVerification, rows as pointers
 // or (`matrix`) copied into one matrix with a stride of V + 3.
@@ -143,7 +132,6 @@ TEST(CSpeculative, VerifyEqualsTheCppApiOnBothEngines) {
   size_t compared = 0;
   for (uint64_t seed = 0; seed < 40; ++seed) {
     RandomVerification v = MakeVerification(seed, seed % 10 == 0 ? 100000 : 5000);
-    v.base.params.penalty_last_n = 0;  // not in this exactsample_params
     for (auto engine : {EXACTSAMPLE_ENGINE_REFERENCE, EXACTSAMPLE_ENGINE_FAST}) {
       const std::string where = "seed " + std::to_string(seed) + " engine " +
                                 std::to_string(engine);
@@ -184,7 +172,6 @@ TEST(CSpeculative, ASequenceVerifiesAsTheCppApiAndAppends) {
   size_t compared = 0;
   for (uint64_t seed = 0; seed < 30; ++seed) {
     RandomVerification v = MakeVerification(seed, seed % 10 == 0 ? 100000 : 5000);
-    v.base.params.penalty_last_n = 0;  // not in CParams
     const std::string where = "seed " + std::to_string(seed);
     const auto t = Spans(v.target), d = Spans(v.draft);
     exactsample::Pcg32 rng = exactsample::stream(seed, exactsample::Purpose::sample);
@@ -248,7 +235,6 @@ TEST(CSpeculative, TheBatchIsEachVerificationAlone) {
   std::vector<RandomVerification> vs;
   for (uint64_t seed = 0; seed < 12; ++seed) {
     vs.push_back(MakeVerification(seed + 500, 3000));
-    vs.back().base.params.penalty_last_n = 0;
   }
   Sampler s(EXACTSAMPLE_ENGINE_FAST), one(EXACTSAMPLE_ENGINE_FAST);
   std::vector<std::unique_ptr<CVerification>> batch, alone;
@@ -295,7 +281,6 @@ TEST(CSpeculative, TheBatchIsEachVerificationAlone) {
 TEST(CSpeculative, DistributionEqualsTheCppApiWithACapacity) {
   for (uint64_t seed = 0; seed < 30; ++seed) {
     RandomVerification v = MakeVerification(seed + 900, 5000);
-    v.base.params.penalty_last_n = 0;
     CVerification c(v, false);
     exactsample::Workspace ws;
     const auto want = exactsample::distribution(v.base.At(v.base.generated), ws);

@@ -249,6 +249,32 @@ TEST(Sequence, ACloneAndARestoredSnapshotContinueIdentically) {
   }
 }
 
+// truncate: the sequence is what it was before the dropped tokens (ids,
+// counts and window: the same snapshot but for the generator, which stays);
+// a length above the generated count is refused and changes nothing.
+TEST(Sequence, TruncateRollsTheGeneratedIdsBack) {
+  const size_t vocab = 3000;
+  for (int64_t window : {0, 5}) {
+    Sequence seq = MakeSequence(vocab, 9, window);
+    ASSERT_TRUE(seq.accept_prompt(std::vector<int32_t>{1, 2, 3}));
+    Workspace ws;
+    for (int k = 0; k < 4; ++k) ASSERT_TRUE(seq.sample({.logits = NormalRow(vocab, k)}, ws));
+    Sequence before = seq;
+    for (int k = 4; k < 12; ++k) ASSERT_TRUE(seq.sample({.logits = NormalRow(vocab, k)}, ws));
+    const Pcg32 rng = seq.rng();
+    const auto bad = seq.truncate(13);
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().field, "length");
+    EXPECT_EQ(seq.generated().size(), 12u);
+    ASSERT_TRUE(seq.truncate(4));
+    EXPECT_EQ(seq.rng(), rng);
+    before.rng() = rng;
+    EXPECT_EQ(seq.snapshot(), before.snapshot());
+    const std::vector<float> x = NormalRow(vocab, 20);
+    ExpectSameToken(seq.sample({.logits = x}, ws), before.sample({.logits = x}, ws), "truncated");
+  }
+}
+
 TEST(Sequence, BadSnapshotsAreRefusedNamingTheSnapshot) {
   Sequence seq = MakeSequence(100, 1);
   ASSERT_TRUE(seq.accept_prompt(std::vector<int32_t>{4, 5}));
