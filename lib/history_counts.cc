@@ -32,6 +32,7 @@ void HistoryCounts::ChangeDense(int32_t id, int repetition, int generated) {
   repetition_[i] += static_cast<uint32_t>(repetition);
   generated_[i] += static_cast<uint32_t>(generated);
   const bool is = repetition_[i] != 0 || generated_[i] != 0;
+  code_[i] = is ? generated_[i] + 1 : 0;
   if (was != is) {
     present_[i / 64] ^= uint64_t{1} << (i % 64);
     distinct_ = is ? distinct_ + 1 : distinct_ - 1;
@@ -41,11 +42,13 @@ void HistoryCounts::ChangeDense(int32_t id, int repetition, int generated) {
 void HistoryCounts::MakeDense() {
   repetition_.assign(vocab_, 0);
   generated_.assign(vocab_, 0);
+  code_.assign(vocab_, 0);
   present_.assign((vocab_ + 63) / 64, 0);
   for (const Entry& e : entries_) {
     const auto i = static_cast<size_t>(e.id);
     repetition_[i] = e.repetition;
     generated_[i] = e.generated;
+    code_[i] = e.generated + 1;
     present_[i / 64] |= uint64_t{1} << (i % 64);
   }
   entries_ = {};
@@ -58,6 +61,7 @@ void HistoryCounts::Clear() {
   index_.clear();
   repetition_ = {};
   generated_ = {};
+  code_ = {};
   present_ = {};
   dense_ = false;
   distinct_ = 0;

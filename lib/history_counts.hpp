@@ -34,6 +34,10 @@ class HistoryCounts {
       }
     }
   }
+  // The dense form's twins::Penalties codes, one per id (0: not in the
+  // window, else 1 + its generated count), for a pass over the row; null
+  // when few ids.
+  const uint32_t* codes() const { return dense_ ? code_.data() : nullptr; }
   bool empty() const { return distinct_ == 0; }
   // Tokens in the generated window (0: presence and frequency change nothing).
   uint64_t generated_total() const { return generated_total_; }
@@ -58,12 +62,14 @@ class HistoryCounts {
 
   size_t vocab_;
   // Few ids: a list and an index into it. Past kDenseShare of V: per-id
-  // counts and a bitmask of the ids present (8 bytes and a bit per id).
+  // counts, their code, and a bitmask of the ids present (12 bytes and a
+  // bit per id). The counts change one at a time, so an id's generated
+  // count may briefly exceed its repetition count.
   static constexpr size_t kDenseShare = 64;
   bool dense_ = false;
   std::vector<Entry> entries_;
   std::unordered_map<int32_t, uint32_t> index_;  // id -> its entry
-  std::vector<uint32_t> repetition_, generated_;
+  std::vector<uint32_t> repetition_, generated_, code_;
   std::vector<uint64_t> present_;
   size_t distinct_ = 0;
   uint64_t generated_total_ = 0;

@@ -1,7 +1,8 @@
 // Steps 1 to 3. Penalties touch only the window's ids, in O(window) work, or
-// a Sequence's distinct ids alone: the vocabulary is not rescanned for them.
+// a Sequence's distinct ids alone; a Sequence with many (its dense counts)
+// has them applied by the pass that widens the row, so the vocabulary is
+// never read again for them, nor the history.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "scalar_ref/window.hpp"
 #include "simd/compact.hpp"
 #include "simd/max.hpp"
+#include "simd/penalty.hpp"
 
 namespace exactsample {
 namespace {
@@ -26,18 +28,15 @@ struct PenaltyOutcome {
 // Steps 2 and 3 on one distinct id of the window at a time, in any order:
 // the outcome and the error (checks::Penalized's for the lowest offending
 // id, as the reference's walk in id order finds it) do not depend on it.
-// A long history visits tens of thousands of ids, so a visit has no
-// data-dependent branch: both repetition results are computed and one
-// kept, a NaN or +inf is only noted (and located afterwards), and the
+// A long history visits thousands of ids, so a visit has no data-dependent
+// branch: a NaN or +inf is only noted (and located afterwards), and the
 // maximum alternates between two running values.
 class PenaltyVisit {
  public:
   PenaltyVisit(const SamplingParams& p, double* l, double max_before)
       : l_(l),
         max_before_(max_before),
-        r_(p.repetition_penalty),
-        f_(p.frequency_penalty),
-        a_(p.presence_penalty) {}
+        p_{p.repetition_penalty, p.frequency_penalty, p.presence_penalty} {}
 
   // An id of the window (so of the repetition penalty's ids: the generated
   // window ends the window) with `count` occurrences in its generated ids
@@ -45,22 +44,12 @@ class PenaltyVisit {
   void operator()(int32_t id, uint64_t count) {
     double& slot = l_[id];
     const double v = slot;
-    stale_ |= (v == max_before_);
-    const double repeated = r_ == 1.0 ? v : Select(v > 0, v / r_, v * r_);
-    const double w =
-        Select(count > 0, repeated - f_ * static_cast<double>(count) - a_, repeated);
+    const double w = twins::Penalized(v, count, p_);
     slot = w;
+    stale_ |= v == max_before_ && w < v;
     bad_ |= !(w < INFINITY);  // NaN or +inf
     double& max = max_[id & 1];
     max = std::max(max, w);
-  }
-
-  // a or b by bits: the compiler keeps a branch for a ?: whose arms may
-  // trap (a division), and signs and counts are unpredictable.
-  static double Select(bool take_a, double a, double b) {
-    const uint64_t mask = uint64_t{0} - static_cast<uint64_t>(take_a);
-    return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & mask) |
-                                 (std::bit_cast<uint64_t>(b) & ~mask));
   }
 
   // `ids` calls its argument with every visited id again, for the error's
@@ -80,11 +69,32 @@ class PenaltyVisit {
  private:
   double* l_;
   double max_before_;
-  double r_, f_, a_;
+  twins::Penalties p_;
   bool stale_ = false;
   bool bad_ = false;
   double max_[2] = {-INFINITY, -INFINITY};
 };
+
+// The error of penalties that made some l[0, n) NaN or +inf (one is): its
+// lowest id's.
+Error PenalizedError(const double* l, size_t n, const SamplingParams& p) {
+  const size_t i = static_cast<size_t>(
+      std::find_if(l, l + n, [](double v) { return !(v < INFINITY); }) - l);
+  return *checks::Penalized(l[i], static_cast<int32_t>(i), p);
+}
+
+// A Sequence's dense counts as the kernels' codes, when penalties apply.
+std::optional<twins::PenaltyCodes> CodesOf(const Request& request) {
+  const detail::HistoryCounts* counts = request.history;
+  if (counts == nullptr || counts->codes() == nullptr || !PenaltiesApply(request)) {
+    return std::nullopt;
+  }
+  const SamplingParams& p = request.params;
+  const bool additive = p.frequency_penalty != 0.0 || p.presence_penalty != 0.0;
+  return twins::PenaltyCodes{counts->codes(),
+                             {p.repetition_penalty, additive ? p.frequency_penalty : 0.0,
+                              additive ? p.presence_penalty : 0.0}};
+}
 
 // Applies the repetition, presence and frequency penalties to l (the widened
 // logits, whose maximum is max_before) in place. From a Sequence's counts,
@@ -97,6 +107,11 @@ Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
   const bool repetition = p.repetition_penalty != 1.0;
   const bool additive = p.frequency_penalty != 0.0 || p.presence_penalty != 0.0;
   if (!PenaltiesApply(request)) return PenaltyOutcome{max_before, false};
+  if (const std::optional<twins::PenaltyCodes> codes = CodesOf(request)) {
+    const simd::PenaltyResult r = simd::Penalize(l, request.vocab(), *codes);
+    if (r.bad) return PenalizedError(l, request.vocab(), p);
+    return PenaltyOutcome{r.max, false};
+  }
   PenaltyVisit visit(p, l, max_before);
   if (const detail::HistoryCounts* counts = request.history) {
     const auto each = [&](auto&& f) {
@@ -193,11 +208,23 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   const uint32_t* bits = plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr;
   const auto checked = std::exchange(ws.checked_row, {});
   RowJob* const helpers = l == nullptr ? ws.AnnouncedLogprobJob() : nullptr;
-  const simd::WidenResult widened =
-      l == nullptr && checked.x == request.logits.data() && checked.n == n
+  // A Sequence's dense counts with no bias between: steps 2 and 3 in the
+  // same pass, its maximum the penalised one.
+  const std::optional<twins::PenaltyCodes> codes =
+      request.bias.ids.empty() ? CodesOf(request) : std::nullopt;
+  simd::WidenResult widened =
+      codes ? simd::WidenMax(x, n, l, {bits}, &*codes)
+      : l == nullptr && checked.x == request.logits.data() && checked.n == n
           ? checked.result
           : WidenMaxPass(x, n, l, {bits}, helpers, helpers != nullptr ? ws.XCopy() : nullptr);
-  if (widened.bad) return *checks::LogitValues(request);
+  if (widened.bad) {
+    if (auto e = checks::LogitValues(request)) return *e;
+    return PenalizedError(l, n, request.params);
+  }
+  if (codes && widened.max == -INFINITY) {  // every id masked, or penalties
+    widened = simd::WidenMax(x, n, l, {bits});
+    if (widened.max != -INFINITY) return *checks::MaxAfterPenalties(-INFINITY, request.params);
+  }
   if (widened.max == -INFINITY) {  // a finite bias leaves -inf logits -inf
     if (auto e = checks::LogitValues(request)) return *e;
     return checks::AllMaskedOut();
@@ -208,7 +235,7 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     if (!biased) return biased.error();
     max = *biased;
   }
-  if (l != nullptr) {  // steps 2 and 3; none apply on the f32-row path
+  if (l != nullptr && !codes) {  // steps 2 and 3; none apply on the f32-row path
     const auto penalized = ApplyPenalties(request, l, max, ws.penalty_counts);
     if (!penalized) return penalized.error();
     max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;

@@ -14,10 +14,12 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "simd/penalty-inl.h"
 #include "simd/reduce-inl.h"
 #include "simd/widen-inl.h"
 #include "scalar_ref/twins/half.hpp"
 #include "scalar_ref/twins/max.hpp"
+#include "scalar_ref/twins/penalty.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
@@ -51,11 +53,16 @@ hn::Mask<D> AllowedLanes(D d, const AllowedIds& allowed, size_t at) {
 // (widening is exact and monotone, so the f32 maximum widened is the f64
 // one), copying x to copy_out when kCopy. Two vectors per
 // step: independent max chains hide the Max latency.
-template <bool kMasked, LogitType t, bool kCopy = false, class D>
+// With kPenalized, the stored lanes are penalised too (twins::WidenMax with
+// penalties): the maximum is the penalised one, and `bad` also holds for a
+// penalised NaN or +inf.
+template <bool kMasked, LogitType t, bool kCopy = false, bool kPenalized = false, class D>
 WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out,
-                        AllowedIds allowed = {}, float* copy_out = nullptr) {
+                        AllowedIds allowed = {}, float* copy_out = nullptr,
+                        const twins::PenaltyCodes* penalties = nullptr) {
   constexpr bool kWiden = std::is_same_v<hn::TFromD<D>, double>;
   static_assert(kWiden || !kMasked, "a mask applies to the stored row");
+  static_assert(kWiden || !kPenalized, "penalties apply to the stored row");
   static_assert(!kWiden || !kCopy, "an f32 row read in f32 lanes is copied");
   static_assert(kWiden || t == LogitType::f32, "a 16-bit row is always widened");
   const size_t N = hn::Lanes(d);
@@ -65,11 +72,17 @@ WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out
   auto max1 = max0;
   // Lanes that saw only values below +inf (false for NaN and +inf).
   auto ok = hn::Eq(max0, max0);
+  const twins::Penalties p = kPenalized ? penalties->p : twins::Penalties{};
+  const uint32_t* const code = kPenalized ? penalties->code : nullptr;
   const auto load = [&](size_t at) {
     auto v = LoadWidened<t>(d, x + at);
     ok = hn::And(ok, hn::Lt(v, inf));
     if constexpr (kWiden) {
       if constexpr (kMasked) v = hn::IfThenElse(AllowedLanes(d, allowed, at), v, minus_inf);
+      if constexpr (kPenalized) {
+        v = PenalizeLanes(d, v, code + at, p);
+        ok = hn::And(ok, hn::Lt(v, inf));
+      }
       hn::StoreU(v, d, l_out + at);
     }
     if constexpr (kCopy) hn::StoreU(v, d, copy_out + at);
@@ -82,7 +95,9 @@ WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out
   }
   WidenResult r;
   if constexpr (kWiden) {
-    r = twins::WidenMax(twins::Row(x + i, t), n - i, l_out + i, allowed.From(i));
+    const twins::PenaltyCodes tail = kPenalized ? penalties->From(i) : twins::PenaltyCodes{};
+    r = twins::WidenMax(twins::Row(x + i, t), n - i, l_out + i, allowed.From(i),
+                        kPenalized ? &tail : nullptr);
   } else if constexpr (kCopy) {
     r = twins::CopyCheckedMax(x + i, n - i, copy_out + i);
   } else {

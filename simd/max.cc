@@ -10,12 +10,18 @@
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 
-WidenResult WidenMaxImpl(Row x, size_t n, double* l_out, AllowedIds allowed) {
+WidenResult WidenMaxImpl(Row x, size_t n, double* l_out, AllowedIds allowed,
+                         const PenaltyCodes* penalties) {
   const hn::ScalableTag<double> d;
   return twins::VisitRow(x, [&](const auto* words, auto type) {
-    return allowed.words != nullptr
-               ? MaxAndCheck<true, decltype(type)::value>(d, words, n, l_out, allowed)
-               : MaxAndCheck<false, decltype(type)::value>(d, words, n, l_out);
+    constexpr LogitType t = decltype(type)::value;
+    if (penalties != nullptr) {
+      return allowed.words != nullptr
+                 ? MaxAndCheck<true, t, false, true>(d, words, n, l_out, allowed, nullptr, penalties)
+                 : MaxAndCheck<false, t, false, true>(d, words, n, l_out, {}, nullptr, penalties);
+    }
+    return allowed.words != nullptr ? MaxAndCheck<true, t>(d, words, n, l_out, allowed)
+                                    : MaxAndCheck<false, t>(d, words, n, l_out);
   });
 }
 
@@ -48,8 +54,9 @@ HWY_EXPORT(CopyCheckedMaxImpl);
 HWY_EXPORT(MaxImpl);
 HWY_EXPORT(FindFirstImpl);
 
-WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
-  return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out, allowed);
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed,
+                     const PenaltyCodes* penalties) {
+  return HWY_DYNAMIC_DISPATCH(WidenMaxImpl)(x, n, l_out, allowed, penalties);
 }
 
 WidenResult CheckedMax(const float* x, size_t n) {

@@ -11,13 +11,16 @@
 namespace exactsample::simd {
 
 using twins::AllowedIds;
+using twins::PenaltyCodes;
 using twins::Row;
 using twins::WidenResult;
 
 // l_out[i] = f64(x[i]) (x of any LogitType, widened), -inf for the ids `allowed` masks out; the largest l
 // (+0.0 for a zero maximum, -inf when every l is -inf) and whether some x,
-// masked or not, is NaN or +inf (max is then unspecified).
-WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {});
+// masked or not, is NaN or +inf (max is then unspecified). With
+// `penalties`, steps 2 and 3 in the same pass (twins::WidenMax).
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {},
+                     const PenaltyCodes* penalties = nullptr);
 
 // WidenMax without the widened row, for an f32 row: the largest f64(x[i])
 // and the check.

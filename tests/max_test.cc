@@ -1,5 +1,5 @@
-// simd/max.hpp against its scalar twins, bit for bit, on every compiled and
-// supported target.
+// simd/max.hpp and simd/penalty.hpp against their scalar twins, bit for
+// bit, on every compiled and supported target.
 #include "scalar_ref/twins/max.hpp"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 
 #include "hwy/tests/hwy_gtest.h"
 #include "simd/max.hpp"
+#include "simd/penalty.hpp"
 #include "tests/logit_rows.hpp"
 #include "tests/test_util.hpp"
 
@@ -116,6 +117,101 @@ TEST_P(MaxTest, MaskedWidenMaxMatchesTwin) {
           const bool on = (words[(first + i) / 32] >> ((first + i) % 32)) & 1;
           ASSERT_EQ(Bits(l_ref[i]), Bits(on ? static_cast<double>(x[i]) : -INFINITY))
               << what << " id " << i;
+        }
+      }
+    }
+  }
+}
+
+// Penalty codes (twins::PenaltyCodes) for n ids: each in the window with
+// probability `share`, with a generated count of 0 to 3, or now and then a
+// large one.
+std::vector<uint32_t> RandomCodes(size_t n, double share, test::SplitMix& rng) {
+  std::vector<uint32_t> codes(n, 0);
+  for (uint32_t& c : codes) {
+    if (static_cast<double>(rng() >> 11) * 0x1p-53 >= share) continue;
+    c = 1 + (rng() % 64 == 0 ? static_cast<uint32_t>(rng() >> 40) : static_cast<uint32_t>(rng() % 4));
+  }
+  return codes;
+}
+
+// Repetition below and above 1 and 1 itself, additive penalties of either
+// sign and off (+0), and penalties that overflow (+inf; NaN from a -inf
+// logit) so that `bad` is exercised.
+const twins::Penalties kPenalties[] = {
+    {1.3, 0.25, 0.5}, {0.7, 0.0, 0.0}, {1.0, -0.4, 0.1}, {2.5, 0.0, -1.0}, {1e-300, 0.0, 0.0},
+    {1.0, -1e308, 0.0}};
+
+// A row's twin result against the definition of steps 2 and 3 (the spec's
+// operations written out here).
+void CheckPenalizedTwin(const std::vector<double>& before, const std::vector<double>& after,
+                        const std::vector<uint32_t>& codes, const twins::Penalties& p,
+                        const std::string& what) {
+  for (size_t i = 0; i < before.size(); ++i) {
+    double want = before[i];
+    if (codes[i] != 0) {
+      want = want > 0 ? want / p.repetition : want * p.repetition;
+      const uint32_t count = codes[i] - 1;
+      if (count > 0) want = want - p.frequency * static_cast<double>(count) - p.presence;
+    }
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(after[i])) << what << " id " << i;
+    } else {
+      ASSERT_EQ(Bits(after[i]), Bits(want)) << what << " id " << i;
+    }
+  }
+}
+
+// simd::Penalize and simd::WidenMax with penalties (masked and not) against
+// their twins: the same logits, maximum and check, over rows with signed
+// zeros, -inf and huge logits.
+TEST_P(MaxTest, PenaltiesMatchTwins) {
+  test::SplitMix rng(11);
+  for (size_t n : Sizes()) {
+    const size_t kinds = n > 5000 ? 2 : std::size(kPenalties);
+    for (size_t k = 0; k < kinds; ++k) {
+      const twins::Penalties& p = kPenalties[(k + n) % std::size(kPenalties)];
+      for (double share : {0.02, 0.25, 1.0}) {
+        const std::string what = "n = " + std::to_string(n) + ", penalties " + std::to_string(k) +
+                                 ", share " + std::to_string(share);
+        const std::vector<uint32_t> codes = RandomCodes(n, share, rng);
+        const twins::PenaltyCodes pc{codes.data(), p};
+        std::vector<float> x = NormalRowF32(n, rng);
+        for (size_t j = 0; j < 3; ++j) {
+          const float special[] = {-0.0f, 0.0f, -INFINITY, 3e38f, -3e38f, 1e-45f};
+          x[rng() % n] = special[rng() % std::size(special)];
+        }
+        const std::vector<uint32_t> words = RandomBits(n, 0.9, rng);
+        for (const bool masked : {false, true}) {
+          const simd::AllowedIds allowed{masked ? words.data() : nullptr, 0};
+          std::vector<double> l(n, 7.0), l_ref(n, 7.0), widened(n);
+          const simd::WidenResult r = simd::WidenMax(x.data(), n, l.data(), allowed, &pc);
+          const twins::WidenResult r_ref =
+              twins::WidenMax(x.data(), n, l_ref.data(), allowed, &pc);
+          twins::WidenMax(x.data(), n, widened.data(), allowed);
+          ASSERT_NO_FATAL_FAILURE(CheckPenalizedTwin(widened, l_ref, codes, p, what));
+          ASSERT_EQ(r.bad, r_ref.bad) << what;
+          ASSERT_EQ(r_ref.bad, std::any_of(l_ref.begin(), l_ref.end(),
+                                           [](double v) { return !(v < INFINITY); }))
+              << what;
+          if (!r.bad) {
+            ASSERT_EQ(0, std::memcmp(l.data(), l_ref.data(), n * sizeof(double))) << what;
+            ASSERT_EQ(Bits(r.max), Bits(r_ref.max)) << what;
+            ASSERT_EQ(Bits(r_ref.max), Bits(twins::Max(l_ref.data(), n))) << what;
+          }
+          // In place, over the widened row (as after a bias).
+          std::vector<double> in_place = widened, in_place_ref = widened;
+          const simd::PenaltyResult q = simd::Penalize(in_place.data(), n, pc);
+          const twins::PenaltyResult q_ref = twins::Penalize(in_place_ref.data(), n, pc);
+          ASSERT_EQ(q.bad, r_ref.bad) << what << " in place";
+          ASSERT_EQ(q_ref.bad, r_ref.bad) << what << " in place";
+          if (!q.bad) {
+            ASSERT_EQ(0, std::memcmp(in_place.data(), l_ref.data(), n * sizeof(double))) << what;
+            ASSERT_EQ(0, std::memcmp(in_place_ref.data(), l_ref.data(), n * sizeof(double)))
+                << what;
+            ASSERT_EQ(Bits(q.max), Bits(r_ref.max)) << what << " in place";
+            ASSERT_EQ(Bits(q_ref.max), Bits(r_ref.max)) << what << " in place";
+          }
         }
       }
     }

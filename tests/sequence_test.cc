@@ -159,6 +159,54 @@ TEST(Sequence, PenaltiesThatOverflowOnALongHistoryGiveTheStatelessError) {
   }
 }
 
+// A long history (dense counts: penalties applied in the widening pass)
+// reaching each error after step 1: every logit -inf before penalties,
+// every logit -inf after them, and a penalised NaN; the same error as the
+// stateless call's.
+TEST(Sequence, LongHistoriesGiveTheStatelessErrors) {
+  test::CaseMaker make(91);
+  test::RandomCase c{.seed = 5, .logits = std::vector<float>(4096), .params = {}};
+  c.params.temperature = 0.9;
+  c.prompt = ZipfIds(make, c.logits.size(), 1500);
+  c.generated = ZipfIds(make, c.logits.size(), 1500);
+  const auto in_history = [&](size_t id) {
+    const auto has = [&](const std::vector<int32_t>& ids) {
+      return std::find(ids.begin(), ids.end(), static_cast<int32_t>(id)) != ids.end();
+    };
+    return has(c.prompt) || has(c.generated);
+  };
+  test::RandomCase all_masked = c;
+  std::fill(all_masked.logits.begin(), all_masked.logits.end(), -INFINITY);
+  all_masked.params.repetition_penalty = 1.2;
+  test::RandomCase all_penalised = all_masked;
+  all_penalised.params.repetition_penalty = 1e300;
+  test::RandomCase nan = all_masked;
+  nan.params.frequency_penalty = -1e308;  // -inf - (2 * -1e308) is NaN
+  for (size_t id = 0; id < c.logits.size(); ++id) {
+    if (in_history(id)) {
+      all_penalised.logits[id] = -3e38f;
+    } else if (id % 7 == 0) {
+      nan.logits[id] = 1.0f;
+    }
+  }
+  for (Engine engine : {Engine::fast, Engine::reference}) {
+    for (const auto& [said, bad] : {std::pair{"every logit is -inf", &all_masked},
+                                    std::pair{"penalties make every logit -inf", &all_penalised},
+                                    std::pair{" nan (", &nan}}) {
+      auto made = Sequence::Create(bad->logits.size(), bad->params, stream(1, Purpose::sample));
+      ASSERT_TRUE(made);
+      Sequence seq = std::move(made.value());
+      ASSERT_TRUE(seq.accept_prompt(bad->prompt));
+      for (int32_t id : bad->generated) ASSERT_TRUE(seq.accept(id));
+      Workspace ws;
+      const Result<Token> got = seq.sample({.logits = bad->logits}, ws, {.engine = engine});
+      ASSERT_FALSE(got) << said;
+      EXPECT_NE(got.error().message.find(said), std::string::npos) << said << ": " << got.error().message;
+      RunAgainstStateless(*bad, 0, 1, engine, make, said);
+    }
+  }
+}
+
 // The window rule computed here by hand: the repetition penalty over the
 // distinct ids of the last n tokens of prompt followed by generated,
 // presence and frequency over the counts in the last n generated tokens;

@@ -4,7 +4,8 @@
 
 namespace exactsample::twins {
 
-WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed,
+                     const PenaltyCodes* penalties) {
   WidenResult r{-INFINITY, false};
   for (size_t i = 0; i < n; ++i) {
     const double l = static_cast<double>(x[i]);
@@ -13,6 +14,11 @@ WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed) {
     if (l_out[i] > r.max) r.max = l_out[i];
   }
   r.max += 0.0;  // -0.0 + 0.0 is +0.0; every other value is unchanged
+  if (penalties != nullptr) {
+    const PenaltyResult penalized = Penalize(l_out, n, *penalties);
+    r.max = penalized.max;
+    r.bad |= penalized.bad;
+  }
   return r;
 }
 

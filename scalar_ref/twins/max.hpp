@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "scalar_ref/twins/half.hpp"
+#include "scalar_ref/twins/penalty.hpp"
 
 namespace exactsample::twins {
 
@@ -29,8 +30,11 @@ struct WidenResult {
 // Step 1: l[i] = f64(x[i]) (x of any LogitType, widened), or -inf where `allowed` masks id i out (the
 // mask of a request). Also returns the largest l (-inf when every l is -inf)
 // and whether any x, masked or not, is NaN or +inf. A zero maximum is
-// returned as +0.0 (see Max).
-WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {});
+// returned as +0.0 (see Max). With `penalties`, steps 2 and 3 follow
+// (twins::Penalize): the largest l is then the penalised one, and `bad`
+// also says that a penalised l is NaN or +inf.
+WidenResult WidenMax(Row x, size_t n, double* l_out, AllowedIds allowed = {},
+                     const PenaltyCodes* penalties = nullptr);
 
 // WidenMax's maximum and check without the widened row.
 WidenResult CheckedMax(const float* x, size_t n);

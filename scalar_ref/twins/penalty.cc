@@ -1,0 +1,18 @@
+#include "scalar_ref/twins/penalty.hpp"
+
+#include <algorithm>
+
+namespace exactsample::twins {
+
+PenaltyResult Penalize(double* l, size_t n, const PenaltyCodes& codes) {
+  PenaltyResult r{-INFINITY, false};
+  for (size_t i = 0; i < n; ++i) {
+    if (codes.code[i] != 0) l[i] = Penalized(l[i], codes.code[i] - 1, codes.p);
+    r.bad |= !(l[i] < INFINITY);
+    r.max = std::max(r.max, l[i]);
+  }
+  r.max += 0.0;
+  return r;
+}
+
+}  // namespace exactsample::twins
