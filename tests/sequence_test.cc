@@ -165,7 +165,8 @@ TEST(Sequence, PenaltiesThatOverflowOnALongHistoryGiveTheStatelessError) {
 // stateless call's.
 TEST(Sequence, LongHistoriesGiveTheStatelessErrors) {
   test::CaseMaker make(91);
-  test::RandomCase c{.seed = 5, .logits = std::vector<float>(4096), .params = {}};
+  test::RandomCase c{.seed = 5, .logits = std::vector<float>(4096), .params = {}, .prompt = {},
+                     .generated = {}};
   c.params.temperature = 0.9;
   c.prompt = ZipfIds(make, c.logits.size(), 1500);
   c.generated = ZipfIds(make, c.logits.size(), 1500);
