@@ -105,9 +105,10 @@ struct Request {
   LogitType logits_type = LogitType::f32;
   // Set only by Sequence::request: the distinct ids of the penalty window
   // with their counts, kept as tokens arrived, whose ids were checked then.
-  // The fast engine's penalties then cost what those ids cost and the
-  // history is neither checked nor read again; the reference engine reads
-  // prompt and generated as always.
+  // The fast engine's penalties then cost what those ids cost (many of them:
+  // a code per id read by the pass that widens the row) and the history is
+  // neither checked nor read again; the reference engine reads prompt and
+  // generated as always.
   const detail::HistoryCounts* history = nullptr;
 
   // V: the length of the row logits_type selects.
