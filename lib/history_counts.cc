@@ -71,11 +71,19 @@ void HistoryCounts::Clear() {
 void HistoryCounts::CopyEntries(const HistoryCounts& from) {
   entries_.clear();
   index_.clear();
-  from.ForEach([&](int32_t id, uint32_t repetition, uint32_t generated) {
-    entries_.push_back({id, repetition, generated});
-  });
-  dense_ = false;
-  distinct_ = entries_.size();
+  if (from.dense_) {  // its arrays: copied faster than listed, and read by the kernels
+    repetition_ = from.repetition_;
+    generated_ = from.generated_;
+    code_ = from.code_;
+    present_ = from.present_;
+  } else {
+    from.ForEach([&](int32_t id, uint32_t repetition, uint32_t generated) {
+      entries_.push_back({id, repetition, generated});
+    });
+  }
+  vocab_ = from.vocab_;
+  dense_ = from.dense_;
+  distinct_ = from.distinct_;
   generated_total_ = from.generated_total_;
 }
 

@@ -46,8 +46,9 @@ class HistoryCounts {
   void Repetition(int32_t id, int delta) { Change(id, delta, 0); }
   void Generated(int32_t id, int delta) { Change(id, 0, delta); }
   void Clear();
-  // The distinct ids and counts alone, as a list (a batch helper's copy,
-  // which only the engine reads; ascending when `from` is dense).
+  // A batch helper's copy, which only the engine reads: the distinct ids
+  // and counts as a list (no index) when `from` has few, else its dense
+  // arrays.
   void CopyEntries(const HistoryCounts& from);
 
  private:

@@ -3,11 +3,14 @@
 // window against a hand computation; clone, reset, snapshot and restore;
 // the batch over sequences; bad input leaving the sequence as it was.
 #include "exactsample/sequence.hpp"
+#include "lib/history_counts.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "tests/random_requests.hpp"
 #include "tests/test_util.hpp"
@@ -405,6 +408,10 @@ TEST(Sequence, ABatchOfSequencesEqualsEachSequenceAlone) {
     for (uint64_t i = 0; i < 6; ++i) {
       batch.push_back(MakeSequence(vocab, i, i % 2 == 0 ? 0 : 16));
       ASSERT_TRUE(batch.back().accept_prompt(std::vector<int32_t>{1, 2, 3}));
+      if (i % 3 != 0) {  // a long history: counts past V / 64 distinct ids
+        test::CaseMaker make(i);
+        ASSERT_TRUE(batch.back().accept_prompt(ZipfIds(make, vocab, 4000)));
+      }
       alone.push_back(batch.back());
     }
     std::vector<Sequence*> ptrs;
@@ -425,6 +432,43 @@ TEST(Sequence, ABatchOfSequencesEqualsEachSequenceAlone) {
         EXPECT_EQ(batch[i].snapshot(), alone[i].snapshot()) << "row " << i;
       }
       EXPECT_FALSE(results[3].ok() && k == 2);
+    }
+  }
+}
+
+// What a batch helper copies of a sequence's counts (detail::HistoryCounts::
+// CopyEntries): the same ids, counts and codes, for few ids (a list) and
+// for many (the dense arrays), after ids entered and left the window.
+TEST(Sequence, ABatchHelpersCopyOfTheCountsIsTheSame) {
+  for (size_t distinct : {10, 3000}) {
+    const size_t vocab = 40000;
+    detail::HistoryCounts counts(vocab);
+    test::CaseMaker make(distinct);
+    for (size_t k = 0; k < 2 * distinct; ++k) {
+      const auto id = static_cast<int32_t>(make.Below(static_cast<uint32_t>(distinct * 4)));
+      counts.Repetition(id, +1);
+      if (k % 2 == 0) counts.Generated(id, +1);
+      if (k % 5 == 4) {  // leaves the window again
+        counts.Generated(id, -static_cast<int>(k % 2 == 0));
+        counts.Repetition(id, -1);
+      }
+    }
+    detail::HistoryCounts copy;
+    copy.CopyEntries(counts);
+    using Entry = std::tuple<int32_t, uint32_t, uint32_t>;
+    std::vector<Entry> want, got;
+    counts.ForEach([&](int32_t id, uint32_t r, uint32_t g) { want.emplace_back(id, r, g); });
+    copy.ForEach([&](int32_t id, uint32_t r, uint32_t g) { got.emplace_back(id, r, g); });
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << distinct;
+    EXPECT_EQ(copy.empty(), counts.empty());
+    EXPECT_EQ(copy.generated_total(), counts.generated_total());
+    ASSERT_EQ(copy.codes() != nullptr, counts.codes() != nullptr);
+    ASSERT_EQ(counts.codes() != nullptr, distinct > vocab / 64) << "the form under test";
+    if (counts.codes() != nullptr) {
+      EXPECT_TRUE(std::equal(counts.codes(), counts.codes() + vocab, copy.codes()));
+      for (const auto& [id, r, g] : want) ASSERT_EQ(counts.codes()[id], g + 1) << id;
     }
   }
 }
