@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -152,10 +153,18 @@ py::object BitmaskWords(py::handle bitmask) {
 // "bf16"): float32 and float16 arrays are f32 and f16 rows, 16-bit integer
 // arrays are words of the type the keyword names (bf16 has no numpy dtype).
 xs::LogitType RowType(const py::array& a, py::handle dtype, const char* field) {
-  const bool f32 = a.dtype().equal(py::dtype::of<float>());
-  const bool f16 = !f32 && a.dtype().equal(py::dtype("float16"));
-  const bool words = a.dtype().equal(py::dtype::of<uint16_t>()) ||
-                     a.dtype().equal(py::dtype::of<int16_t>());
+  // From the dtype's type number and byte order: comparing dtype objects
+  // costs a numpy call (and a dtype made) each, on every call.
+  using api = py::detail::npy_api;
+  constexpr int kHalf = 23;  // numpy's NPY_HALF, which pybind11 does not name
+  const py::dtype dt = a.dtype();
+  const char order = dt.byteorder();
+  const bool native = order == '=' || order == '|' ||
+                      order == (std::endian::native == std::endian::little ? '<' : '>');
+  const int num = native ? dt.num() : -1;
+  const bool f32 = num == api::NPY_FLOAT_;
+  const bool f16 = num == kHalf;
+  const bool words = num == api::NPY_USHORT_ || num == api::NPY_SHORT_;
   const std::string name = dtype.is_none() ? "" : std::string(py::str(dtype));
   if (!name.empty() && name != "f32" && name != "f16" && name != "bf16") {
     Raise(xs::ErrorCode::invalid_parameter, "dtype",
@@ -183,12 +192,14 @@ xs::LogitType RowType(const py::array& a, py::handle dtype, const char* field) {
 
 // `ndim` is 1 for sample and 2 for sample_batch. Errors say what to pass.
 Rows ReadRows(py::handle obj, int ndim, const char* field, py::handle dtype_arg = py::none()) {
-  const std::string want = ndim == 1 ? "a 1-D float32 array (shape (V,))"
+  const char* const want = ndim == 1 ? "a 1-D float32 array (shape (V,))"
                                      : "a 2-D float32 array (rows x V)";
   // numpy arrays as they are; buffers and __array__ (torch CPU tensors) as
   // views, without a copy.
   auto dtype = py::reinterpret_borrow<py::object>(dtype_arg);
-  py::array a = py::array::ensure(Readable(obj, &dtype, field));
+  py::array a = py::isinstance<py::array>(obj)
+                    ? py::reinterpret_borrow<py::array>(obj)
+                    : py::array::ensure(Readable(obj, &dtype, field));
   if (!a) {
     Raise(xs::ErrorCode::invalid_logits, field,
           std::string(field) + ": " + TypeName(obj) + " is not an array: pass " + want +
@@ -240,7 +251,7 @@ struct Ids {
   std::vector<int32_t> copy;
 };
 
-Ids ReadIds(py::handle obj, const std::string& field, ssize_t vocab) {
+Ids ReadIds(py::handle obj, std::string_view name, ssize_t vocab) {
   Ids r;
   if (obj.is_none()) return r;
   if (py::isinstance<py::array_t<int32_t, 0>>(obj)) {
@@ -252,6 +263,7 @@ Ids ReadIds(py::handle obj, const std::string& field, ssize_t vocab) {
       return r;
     }
   }
+  const std::string field(name);  // made here: the calls above are the common ones
   // Text and bytes iterate, but hold no ids.
   if (!py::isinstance<py::iterable>(obj) || py::isinstance<py::str>(obj) ||
       PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr())) {
@@ -477,6 +489,7 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
   owners.reserve(static_cast<size_t>(n));
   local.reserve(static_cast<size_t>(n));
   std::unordered_set<const xs::Pcg32*> seen;
+  seen.reserve(static_cast<size_t>(n));
   size_t top_n = 0;  // the columns of output="numpy"'s top-N arrays
   for (ssize_t i = 0; i < n; ++i) {
     const std::string at = "[" + std::to_string(i) + "]";
