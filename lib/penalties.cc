@@ -97,17 +97,19 @@ std::optional<twins::PenaltyCodes> CodesOf(const Request& request) {
 }
 
 // Applies the repetition, presence and frequency penalties to l (the widened
-// logits, whose maximum is max_before) in place. From a Sequence's counts,
-// in what its distinct ids cost; otherwise in O(window) from the ids, with
+// logits, whose maximum is max_before) in place. From a Sequence's codes
+// (CodesOf) in one pass, from its other counts in what its distinct ids
+// cost; otherwise in O(window) from the ids, with
 // `counts` (zero on entry, left zero) holding per id twice its generated
 // count plus one when it is in the prompt, each distinct id visited once.
-Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l,
-                                      double max_before, std::vector<uint64_t>& counts) {
+Result<PenaltyOutcome> ApplyPenalties(const Request& request, double* l, double max_before,
+                                      const twins::PenaltyCodes* codes,
+                                      std::vector<uint64_t>& counts) {
   const SamplingParams& p = request.params;
   const bool repetition = p.repetition_penalty != 1.0;
   const bool additive = p.frequency_penalty != 0.0 || p.presence_penalty != 0.0;
   if (!PenaltiesApply(request)) return PenaltyOutcome{max_before, false};
-  if (const std::optional<twins::PenaltyCodes> codes = CodesOf(request)) {
+  if (codes != nullptr) {
     const simd::PenaltyResult r = simd::Penalize(l, request.vocab(), *codes);
     if (r.bad) return PenalizedError(l, request.vocab(), p);
     return PenaltyOutcome{r.max, false};
@@ -210,18 +212,18 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   RowJob* const helpers = l == nullptr ? ws.AnnouncedLogprobJob() : nullptr;
   // A Sequence's dense counts with no bias between: steps 2 and 3 in the
   // same pass, its maximum the penalised one.
-  const std::optional<twins::PenaltyCodes> codes =
-      request.bias.ids.empty() ? CodesOf(request) : std::nullopt;
+  const std::optional<twins::PenaltyCodes> codes = CodesOf(request);
+  const bool fused = codes && request.bias.ids.empty();
   simd::WidenResult widened =
-      codes ? simd::WidenMax(x, n, l, {bits}, &*codes)
+      fused ? simd::WidenMax(x, n, l, {bits}, &*codes)
       : l == nullptr && checked.x == request.logits.data() && checked.n == n
           ? checked.result
           : WidenMaxPass(x, n, l, {bits}, helpers, helpers != nullptr ? ws.XCopy() : nullptr);
   if (widened.bad) {
-    if (auto e = checks::LogitValues(request)) return *e;
-    return PenalizedError(l, n, request.params);
+    const std::optional<Error> e = checks::LogitValues(request);
+    return e || !fused ? *e : PenalizedError(l, n, request.params);
   }
-  if (codes && widened.max == -INFINITY) {  // every id masked, or penalties
+  if (fused && widened.max == -INFINITY) {  // every id masked, or penalties
     widened = simd::WidenMax(x, n, l, {bits});
     if (widened.max != -INFINITY) return *checks::MaxAfterPenalties(-INFINITY, request.params);
   }
@@ -235,8 +237,9 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     if (!biased) return biased.error();
     max = *biased;
   }
-  if (l != nullptr && !codes) {  // steps 2 and 3; none apply on the f32-row path
-    const auto penalized = ApplyPenalties(request, l, max, ws.penalty_counts);
+  if (l != nullptr && !fused) {  // steps 2 and 3; none apply on the f32-row path
+    const auto penalized =
+        ApplyPenalties(request, l, max, codes ? &*codes : nullptr, ws.penalty_counts);
     if (!penalized) return penalized.error();
     max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;
   }
