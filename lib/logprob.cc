@@ -38,6 +38,7 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
   // writes, and read the f32 row only through their copies of its pieces.
   double* e = plan.shared_softmax ? ws.e.data() : nullptr;
   RowThreads threads = ws.ForPass(plan.threads, n, ws.logprob_job);
+  threads.keep_e = plan.shared_softmax;
   if (threads.job != nullptr) {
     if (src.l == nullptr) threads.x_copy = ws.XCopy();
     if (e == nullptr) e = ws.LogprobE();

@@ -208,7 +208,8 @@ void RowJob::SumFromBottom() {
     simd::ExpSource src;
     if (!Claim(k, src)) return;
     const size_t begin = pieces_.Begin(k);
-    z = simd::ExpSum(src.At(begin), pieces_.Length(k), divisor_, shift_, e_ + begin, v_, z);
+    z = simd::ExpSum(src.At(begin), pieces_.Length(k), divisor_, shift_,
+                     keep_e_ ? e_ + begin : nullptr, v_, z);
     prefix_[k + 1] = z;
     summed_.store(k + 1, std::memory_order_release);
     if (!Finish(state_[k])) return;
@@ -285,6 +286,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   job.divisor_ = divisor;
   job.shift_ = shift;
   job.e_ = e_out;
+  job.keep_e_ = threads.keep_e;
   job.v_ = v;
   // After a max pass split through the job (the same row), its helpers
   // may still read what it set.
@@ -337,6 +339,8 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   // helper's unfinished one is computed here too, into the alternate area
   // a block at a time, until either copy is whole (the first one finished
   // serves: the same values), and the sum goes on over finished ones.
+  double* const in_order = threads.keep_e ? e_out : nullptr;
+  double* const alt = threads.keep_e ? threads.alt : nullptr;
   for (size_t p = 0; p < pieces.count; ++p) {
     prefix[p] = z;
     if (p < job.summed_.load(std::memory_order_acquire)) {
@@ -348,7 +352,8 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
     std::atomic<uint8_t>& state = job.state_[p];
     uint8_t s = RowJob::kFree;
     if (state.compare_exchange_strong(s, RowJob::kCaller, std::memory_order_seq_cst)) {
-      z = simd::ExpSum(src.At(begin), length, divisor, shift, e_out + begin, v, z);
+      z = simd::ExpSum(src.At(begin), length, divisor, shift,
+                       in_order != nullptr ? in_order + begin : nullptr, v, z);
       continue;
     }
     if (s == RowJob::kHelper) {
@@ -361,11 +366,12 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
           break;
         }
         mine = simd::ExpSum(src.At(begin + done), std::min(kRaceBlock, length - done), divisor,
-                            shift, threads.alt + begin + done, v, mine);
+                            shift, alt != nullptr ? alt + begin + done : nullptr, v, mine);
       }
       if (done >= length) {
         s = RowJob::kHelper;
-        if (state.compare_exchange_strong(s, RowJob::kTaken, std::memory_order_seq_cst)) {
+        if (state.compare_exchange_strong(s, RowJob::kTaken, std::memory_order_seq_cst) &&
+            alt != nullptr) {
           job.patched_[p] = true;
           ++job.patches_;
         }
@@ -373,10 +379,13 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
         continue;
       }
       threads::RunRaceHook(p, threads::Race::helper_served);
-      if (p < job.summed_.load(std::memory_order_acquire)) {
-        z = job.prefix_[p + 1];
-        continue;
-      }
+    }
+    // Finished by the summing helper since the look above (it counts a
+    // piece summed before it marks it done): its running sum, as its e
+    // values may not be stored.
+    if (p < job.summed_.load(std::memory_order_acquire)) {
+      z = job.prefix_[p + 1];
+      continue;
     }
     z = simd::AccumulateExact(z, e_out + begin, length);  // kDone or kCaller
   }

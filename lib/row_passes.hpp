@@ -73,6 +73,11 @@ struct RowThreads {
   double* alt = nullptr;
   float* x_copy = nullptr;
   threads::Supersede supersede{};  // a pass on one thread stops once it holds
+  // Whether the caller reads e_out after the pass. When not (the logprob's
+  // Z alone), e_out is only where the pieces computed out of order wait to
+  // be summed: the pieces summed in order, by the caller or the helper from
+  // the bottom, store nothing, as on one thread.
+  bool keep_e = true;
 };
 
 // Z = simd::ExpSum(src, n, divisor, shift, e_out, v) with e stored into e_out
@@ -166,6 +171,7 @@ class RowJob final : public threads::Job {
   double divisor_ = 1.0;
   double shift_ = 0.0;
   double* e_ = nullptr;
+  bool keep_e_ = true;
   simd::ExpVariant v_{};
   RowPieces pieces_{0, RowPieces::kMinLength, 0};
   // An atomic alone on its cache line: the caller and the helpers use these

@@ -1,6 +1,6 @@
 // The row split across threads (lib/row_passes.hpp, the library pool)
 // against the one-thread kernel, for 1 to 4 threads: ExpSumPass's e values, Z and the running sums
-// it leaves at each piece.
+// it leaves at each piece, with the e values kept and not.
 #include "lib/row_passes.hpp"
 
 #include <gtest/gtest.h>
@@ -23,14 +23,15 @@ struct Split {
   ExpSumResult result;
 };
 
-Split SumInThreads(const test::Row& row, double shift, int threads) {
+Split SumInThreads(const test::Row& row, double shift, int threads, bool keep_e) {
   Split s{std::vector<double>(row.l.size()), std::vector<double>(RowPieces::kMaxCount + 1),
           {}};
   RowJob job;
   std::vector<double> alt(row.l.size());
+  RowThreads split{threads, nullptr, &job, alt.data()};
+  split.keep_e = keep_e;
   s.result = ExpSumPass({row.l.data()}, row.l.size(), row.divisor, shift, s.e.data(),
-                        simd::ProcessExp().variant, RowThreads{threads, nullptr, &job, alt.data()},
-                        s.prefix);
+                        simd::ProcessExp().variant, split, s.prefix);
   job.WaitIdle();  // a helper still inside writes only pieces the caller took over
   if (s.result.patch != nullptr) {
     const double* e = s.result.patch->Contiguous();
@@ -70,20 +71,26 @@ TEST(RowPasses, ExpSumMatchesOneThread) {
     const double want = simd::ExpSum(row.l.data(), n, row.divisor, shift, want_e.data(),
                                      simd::ProcessExp().variant);
     for (int threads = 1; threads <= 4; ++threads) {
-      const Split got = SumInThreads(row, shift, threads);
-      ASSERT_EQ(test::Bits(got.result.z), test::Bits(want)) << n << " threads " << threads;
-      ASSERT_EQ(got.result.sums.at.data(), got.prefix.data());
-      for (size_t i = 0; i < n; ++i) ASSERT_EQ(test::Bits(got.e[i]), test::Bits(want_e[i]));
-      // prefix[p]: the running sum before piece p, the last one Z.
-      const size_t piece = got.result.sums.pieces.length;
-      ASSERT_EQ(got.result.sums.at.size(), (n + piece - 1) / piece + 1);
-      double run = 0.0;
-      for (size_t i = 0; i <= n; ++i) {
-        if (i % piece == 0 || i == n) {
-          const size_t p = (i + piece - 1) / piece;
-          ASSERT_EQ(test::Bits(got.prefix[p]), test::Bits(run)) << n << " at " << i;
+      for (bool keep_e : {true, false}) {
+        const Split got = SumInThreads(row, shift, threads, keep_e);
+        ASSERT_EQ(test::Bits(got.result.z), test::Bits(want)) << n << " threads " << threads;
+        ASSERT_EQ(got.result.sums.at.data(), got.prefix.data());
+        if (keep_e) {
+          for (size_t i = 0; i < n; ++i) ASSERT_EQ(test::Bits(got.e[i]), test::Bits(want_e[i]));
+        } else {
+          ASSERT_EQ(got.result.patch, nullptr);  // nothing the caller would read
         }
-        if (i < n) run += want_e[i];
+        // prefix[p]: the running sum before piece p, the last one Z.
+        const size_t piece = got.result.sums.pieces.length;
+        ASSERT_EQ(got.result.sums.at.size(), (n + piece - 1) / piece + 1);
+        double run = 0.0;
+        for (size_t i = 0; i <= n; ++i) {
+          if (i % piece == 0 || i == n) {
+            const size_t p = (i + piece - 1) / piece;
+            ASSERT_EQ(test::Bits(got.prefix[p]), test::Bits(run)) << n << " at " << i;
+          }
+          if (i < n) run += want_e[i];
+        }
       }
     }
   }

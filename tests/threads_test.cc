@@ -328,8 +328,9 @@ TEST(Threads, PiecesTakenOverAreReadThroughThePatch) {
 // alternate area. Released as the caller starts piece 2 and given time to
 // finish it, the helper's running sum serves and no piece is in the
 // alternate area. Either way every running sum and e value is the
-// one-thread one.
-void HelperHeldInPieceTwo(bool released) {
+// one-thread one. Without keep_e the pieces summed in order store nothing
+// and none is patched; the running sums are the same.
+void HelperHeldInPieceTwo(bool released, bool keep_e = true) {
   HookScope hook(BlockAtHook);
   threads::SetPassHook(WaitForABlockedHelper);
   if (released) threads::SetRaceHook(ReleaseWhenRaced);
@@ -345,8 +346,9 @@ void HelperHeldInPieceTwo(bool released) {
   RowJob job;
   ThreadExecutor host;  // joined, on the way out, before the job goes
   const ReleaseOnExit release;
-  const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
-                                      RowThreads{2, &host, &job, alt.data()}, sums);
+  RowThreads threads{2, &host, &job, alt.data()};
+  threads.keep_e = keep_e;
+  const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v, threads, sums);
   ASSERT_EQ(g_blocked.load(), 1);
   ASSERT_EQ(g_served.load(), released ? 1 : 0);
   ASSERT_EQ(test::Bits(got.z), test::Bits(want.z));
@@ -354,9 +356,10 @@ void HelperHeldInPieceTwo(bool released) {
   for (size_t k = 0; k <= pieces.count; ++k) {
     ASSERT_EQ(test::Bits(got.sums.at[k]), test::Bits(want.sums.at[k])) << k;
   }
-  ASSERT_EQ(got.patch, released ? nullptr : &job);
+  ASSERT_EQ(got.patch, released || !keep_e ? nullptr : &job);
   g_release = true;
   job.WaitIdle();
+  if (!keep_e) return;
   for (size_t k = 0; k < pieces.count; ++k) {
     const double* piece = released ? e.data() + pieces.Begin(k) : job.Piece(k);
     EXPECT_EQ(piece, (k == 2 && !released ? alt.data() : e.data()) + pieces.Begin(k)) << k;
@@ -372,6 +375,11 @@ TEST(Threads, TheCallerTakesTheTopWhileAHelperSumsFromTheBottom) {
 
 TEST(Threads, TheCallerUsesAHelpersPieceFinishedWhileItComputesItToo) {
   HelperHeldInPieceTwo(true);
+}
+
+TEST(Threads, RunningSumsAreTheSameWhenEValuesAreNotKept) {
+  HelperHeldInPieceTwo(false, false);
+  HelperHeldInPieceTwo(true, false);
 }
 
 // The max pass split with the helpers called ahead: the helper takes max
