@@ -20,7 +20,7 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
                  plan.rank;
   plan.shared_softmax = p.temperature == 1.0 && !plan.top_k;
   plan.f32_row = request.logits_type == LogitType::f32 && plan.shared_softmax &&
-                 p.top_p >= 1.0 && p.min_p == 0.0 && options.trace == nullptr &&
+                 p.top_p >= 1.0 && options.trace == nullptr &&
                  !plan.adjust && !PenaltiesApply(request);
   plan.finite_pass = plan.logprob || (!plan.top_k && p.temperature != 0.0);
   return plan;

@@ -75,15 +75,16 @@ bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {
   const size_t count = CompactIds(kept, threshold, capacity, ws);
   if (count > capacity) return false;
   ws.top.resize(count);
-  ws.top_l.resize(count);
+  ws.top_l.resize(kept.l != nullptr ? count : 0);
   ws.top_e.resize(count);
   for (size_t j = 0; j < count; ++j) {
     const uint32_t i = ws.ids[j];
     ws.top[j] = kept.Id(i);
-    ws.top_l[j] = kept.l[i];
+    if (kept.l != nullptr) ws.top_l[j] = kept.l[i];
     ws.top_e[j] = kept.e[i];
   }
-  kept = {ws.top_l.data(), ws.top_e.data(), count, ws.top.data(), kept.z, std::nullopt};
+  kept = {kept.l != nullptr ? ws.top_l.data() : nullptr, ws.top_e.data(), count, ws.top.data(),
+          kept.z, std::nullopt};
   return true;
 }
 

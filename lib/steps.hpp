@@ -44,7 +44,8 @@ struct Plan {
   // K = every id, so steps 6 to 9 need no second exp pass.
   bool shared_softmax;
   // Shared, and nothing else needs the f64 row (no bias, mask, penalty,
-  // top-p, min-p or trace), and the row is f32: the passes (and top-N's
+  // top-p or trace; min-p reads e alone, and the processed logprob the
+  // chosen id's logit), and the row is f32: the passes (and top-N's
   // selection) read the f32 row and the f64 row is not stored. A 16-bit row
   // is widened into the f64 row by the max pass instead: reading its words
   // in the exp pass was measured slower than that (5% at V = 128256 on

@@ -29,12 +29,14 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
     return ExpSumPass({src}, count, temperature, max_tempered, e, plan.exp,
                       ws.ForPass(plan.threads, count, ws.kept_job), ws.sums);
   };
-  // K's e values as one array, unless only Draw reads them (f32_row: no
-  // top-p, min-p or trace), which reads the one piece it needs as it is.
+  // K's e values as one array, unless only Draw reads them (f32_row without
+  // min-p: no top-p or trace either), which reads the one piece it needs as
+  // it is.
+  const bool only_draw_reads_e = plan.f32_row && params.min_p == 0.0;
   const auto kept_set = [&](double* e, double z, std::optional<RowSums> sums,
                             RowJob* patch) {
     KeptSet kept{kept_l, e, kept_n, logits.finite_ids, z, sums, patch};
-    if (patch != nullptr && !plan.f32_row) {
+    if (patch != nullptr && !only_draw_reads_e) {
       kept.e = patch->Contiguous();
       kept.patch = nullptr;
     }

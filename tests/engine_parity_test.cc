@@ -266,6 +266,44 @@ TEST(EngineParity, ThresholdsOnEveryBoundary) {
   }
 }
 
+// Min-p alone at temperature 1 reads the f32 row (Plan::f32_row): the
+// kept set from the shared softmax's e values, compacted when few ids reach
+// the threshold, filtered in place when more than CompactCapacity do; with
+// and without the logprob, on one thread and split across two and three.
+// Thresholds equal to some e_j and its neighbours, and tiny ones.
+TEST(EngineParity, MinPOnTheF32Row) {
+  Workspace ref_ws, fast_ws;
+  for (size_t vocab : {size_t{3000}, size_t{40000}, size_t{128256}}) {
+    if (vocab > 40000 && test::ShareDivisor() > 1) continue;  // emulated: the long row left out
+    test::CaseMaker maker(vocab);
+    test::RandomCase c{vocab, StandardRow(vocab, vocab), {}, {}, {}};
+    double m = -INFINITY;
+    for (float x : c.logits) m = std::max(m, static_cast<double>(x));
+    std::vector<double> thresholds = {1e-300, 1e-12, 1e-4, 0.05, 1.0};
+    for (size_t j = 0; j < test::Share(6); ++j) {
+      const double ej = std::exp(static_cast<double>(c.logits[maker.Below(vocab)]) - m);
+      for (double t : {ej, std::nextafter(ej, 0.0), std::nextafter(ej, 1.0)}) {
+        if (t <= 1.0) thresholds.push_back(t);
+      }
+    }
+    for (double min_p : thresholds) {
+      c.params = {};
+      c.params.min_p = min_p;
+      for (uint64_t seed = 0; seed < 2; ++seed) {
+        c.seed = seed;
+        const Outcome want = RunCase(c, Engine::reference, ref_ws);
+        for (int threads = 1; threads <= 3; ++threads) {
+          EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::plain, threads), want)
+              << "threads " << threads << " " << Describe(c);
+        }
+        EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::no_logprob, 2),
+                  RunCase(c, Engine::reference, ref_ws, Mode::no_logprob))
+            << Describe(c);
+      }
+    }
+  }
+}
+
 // Top-p on rows of the standard kind and on rows built against the
 // candidate thresholds of the fast engine (q >= 2^-6, then 2^-12, found
 // from the exp-sum pass's pieces of 4096 ids, then (1 - p) Z / 2V): other

@@ -72,6 +72,7 @@ TEST(RowPasses, ExpSumMatchesOneThread) {
                                      simd::ProcessExp().variant);
     for (int threads = 1; threads <= 4; ++threads) {
       for (bool keep_e : {true, false}) {
+        if (!keep_e && threads != 2) continue;  // one split shows the in-order pieces
         const Split got = SumInThreads(row, shift, threads, keep_e);
         ASSERT_EQ(test::Bits(got.result.z), test::Bits(want)) << n << " threads " << threads;
         ASSERT_EQ(got.result.sums.at.data(), got.prefix.data());
