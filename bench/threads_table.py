@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 27's table in one command: one thread against two, every
 configuration, at each vocabulary size, quiet, under contention and as a
-batch; median at 1 thread / median at 2 threads (above 1: two threads are
+batch (alone and under contention); median at 1 thread / median at 2 threads (above 1: two threads are
 faster), each cell from one `exactsample bench --json` run.
 
     python3 bench/threads_table.py [--exactsample build/exactsample] [--iters 400]
@@ -18,6 +18,7 @@ CONDITIONS = {
     "quiet": [],
     "--contend 2": ["--contend", "2"],
     "--batch 8": ["--batch", "8"],
+    "--batch 8 --contend 2": ["--batch", "8", "--contend", "2"],
 }
 
 
