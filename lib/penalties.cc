@@ -205,20 +205,28 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   const simd::Row x = simd::Row::Of(request);
   double* const l = plan.f32_row ? nullptr : ws.l.data();
   // Step 1 and the mask, checking the row and finding the largest logit
-  // after the mask in the same pass; on the f32-row path, with the helpers
-  // called for the logprob's pass.
+  // after the mask in the same pass, with the helpers called for the
+  // logprob's pass.
   const uint32_t* bits = plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr;
   const auto checked = std::exchange(ws.checked_row, {});
-  RowJob* const helpers = l == nullptr ? ws.AnnouncedLogprobJob() : nullptr;
+  RowJob* const helpers = ws.AnnouncedLogprobJob();
+  MaxPassBuffers buffers;
+  if (helpers != nullptr) {
+    if (l == nullptr) {
+      buffers.x_copy = ws.XCopy();
+    } else {
+      buffers.stage = ws.LStage();
+    }
+  }
   // A Sequence's dense counts with no bias between: steps 2 and 3 in the
   // same pass, its maximum the penalised one.
   const std::optional<twins::PenaltyCodes> codes = CodesOf(request);
   const bool fused = codes && request.bias.ids.empty();
   simd::WidenResult widened =
-      fused ? simd::WidenMax(x, n, l, {bits}, &*codes)
+      fused ? WidenMaxPass(x, n, l, {bits}, helpers, buffers, &*codes)
       : l == nullptr && checked.x == request.logits.data() && checked.n == n
           ? checked.result
-          : WidenMaxPass(x, n, l, {bits}, helpers, helpers != nullptr ? ws.XCopy() : nullptr);
+          : WidenMaxPass(x, n, l, {bits}, helpers, buffers);
   if (widened.bad) {
     const std::optional<Error> e = checks::LogitValues(request);
     return e || !fused ? *e : PenalizedError(l, n, request.params);

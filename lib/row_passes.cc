@@ -42,6 +42,7 @@ void RowJob::Help() {
 void RowJob::Announce(Executor* executor, int team) {
   phase_.store(kWaiting, std::memory_order_relaxed);
   present_.store(0, std::memory_order_relaxed);
+  copying_.store(0, std::memory_order_relaxed);
   max_split_ = false;
   if (void* token = ticket_.Open(this)) {
     announced_ = true;
@@ -61,7 +62,6 @@ void RowJob::SetRow(RowPieces pieces, const float* x, float* x_copy) {
   pieces_ = pieces;
   x_ = x;
   x_copy_ = x_copy;
-  copying_.store(0, std::memory_order_relaxed);
 }
 
 // Helpers still copying a piece of the caller's row: the only wait, the
@@ -74,14 +74,22 @@ void RowJob::WaitCopies() const {
 }
 
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
-                               simd::AllowedIds allowed, RowJob* job, float* x_copy) {
-  if (l_out != nullptr) return simd::WidenMax(x, n, l_out, allowed);
-  const float* const row = x.As<LogitType::f32>();
-  if (job == nullptr || !job->announced_ || x_copy == nullptr) return simd::CheckedMax(row, n);
+                               simd::AllowedIds allowed, RowJob* job, MaxPassBuffers buffers,
+                               const simd::PenaltyCodes* penalties) {
+  const float* const row = l_out == nullptr ? x.As<LogitType::f32>() : nullptr;
+  const bool widen = l_out != nullptr;
+  if (job == nullptr || !job->announced_ ||
+      (widen ? buffers.stage == nullptr : buffers.x_copy == nullptr)) {
+    return widen ? simd::WidenMax(x, n, l_out, allowed, penalties) : simd::CheckedMax(row, n);
+  }
 
   RowJob& j = *job;
   const RowPieces pieces = RowPieces::Of(n);
-  j.SetRow(pieces, row, x_copy);
+  j.max_pieces_ = pieces;
+  j.widen_ = {x,       l_out,
+              buffers.stage, allowed,
+              penalties != nullptr ? *penalties : simd::PenaltyCodes{}, penalties != nullptr};
+  if (!widen) j.SetRow(pieces, row, buffers.x_copy);
   for (size_t k = 0; k < pieces.count; ++k) {
     j.max_state_[k].store(RowJob::kFree, std::memory_order_relaxed);
   }
@@ -98,7 +106,8 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
     r.max = std::max(r.max, piece.max);
   };
   const auto compute = [&](size_t k) {
-    add(simd::CheckedMax(row + pieces.Begin(k), pieces.Length(k)));
+    add(widen ? j.WidenedPiece(k, l_out)
+              : simd::CheckedMax(row + pieces.Begin(k), pieces.Length(k)));
   };
   // From the top while helpers take pieces from the bottom, then every
   // piece below: a helper's finished one gives its result, any other is
@@ -114,9 +123,15 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
   for (size_t k = 0; k < top; ++k) {
     std::atomic<uint8_t>& state = j.max_state_[k];
     uint8_t s = state.load(std::memory_order_acquire);
-    while (s != RowJob::kDone &&
+    while ((s == RowJob::kFree || s == RowJob::kHelper) &&
            !state.compare_exchange_weak(s, s == RowJob::kFree ? RowJob::kCaller : RowJob::kTaken,
                                         std::memory_order_seq_cst, std::memory_order_acquire)) {
+    }
+    if (s == RowJob::kMoving) {  // a widened piece on its way into l_out
+      threads::SpinWhile(
+          [&] { return state.load(std::memory_order_acquire) == RowJob::kMoving; },
+          threads::SpinClock::duration::max());
+      s = RowJob::kDone;
     }
     if (s == RowJob::kDone) {
       add(j.max_of_[k]);
@@ -127,22 +142,42 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
   return r;
 }
 
+simd::WidenResult RowJob::WidenedPiece(size_t k, double* l) const {
+  const size_t begin = max_pieces_.Begin(k);
+  const simd::PenaltyCodes codes = widen_.penalties.From(begin);
+  return simd::WidenMax(widen_.x.From(begin), max_pieces_.Length(k), l + begin,
+                        widen_.allowed.From(begin), widen_.penalized ? &codes : nullptr);
+}
+
 void RowJob::MaxFromBottom() {
   for (;;) {
     EnterCopy();
     const size_t k = max_next_.fetch_add(1, std::memory_order_seq_cst);
     uint8_t s = kFree;
-    if (k >= pieces_.count ||
+    if (k >= max_pieces_.count ||
         !max_state_[k].compare_exchange_strong(s, kHelper, std::memory_order_seq_cst)) {
       LeaveCopy();
       return;
     }
-    const size_t begin = pieces_.Begin(k);
-    const size_t length = pieces_.Length(k);
-    max_of_[k] = simd::CopyCheckedMax(x_ + begin, length, x_copy_ + begin);
+    const size_t begin = max_pieces_.Begin(k);
+    const size_t length = max_pieces_.Length(k);
+    max_of_[k] = widen_.l != nullptr
+                     ? WidenedPiece(k, widen_.stage)
+                     : simd::CopyCheckedMax(x_ + begin, length, x_copy_ + begin);
     LeaveCopy();
     threads::RunHelperHook(k);
-    Finish(max_state_[k]);
+    if (widen_.l == nullptr) {
+      Finish(max_state_[k]);
+      continue;
+    }
+    // The piece is the caller's once taken: l is written only while held.
+    s = kHelper;
+    if (!max_state_[k].compare_exchange_strong(s, kMoving, std::memory_order_seq_cst)) {
+      max_state_[k].store(kLateDone, std::memory_order_release);
+      continue;
+    }
+    std::memcpy(widen_.l + begin, widen_.stage + begin, length * sizeof(double));
+    max_state_[k].store(kDone, std::memory_order_release);
   }
 }
 
@@ -162,14 +197,11 @@ bool RowJob::CopiedByMaxPass(size_t k) const {
 }
 
 // Counted as copying before the claim: once the caller has seen every piece
-// claimed and no copy running, no helper reads its row again.
-void RowJob::EnterCopy() {
-  if (x_ != nullptr) copying_.fetch_add(1, std::memory_order_seq_cst);
-}
+// claimed and no copy running, no helper reads its row again. Counted
+// whatever the pass reads, so that the count stays whole across passes.
+void RowJob::EnterCopy() { copying_.fetch_add(1, std::memory_order_seq_cst); }
 
-void RowJob::LeaveCopy() {
-  if (x_ != nullptr) copying_.fetch_sub(1, std::memory_order_release);
-}
+void RowJob::LeaveCopy() { copying_.fetch_sub(1, std::memory_order_release); }
 
 bool RowJob::Claim(size_t k, simd::ExpSource& src) {
   uint8_t s = kFree;
@@ -288,9 +320,11 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   job.e_ = e_out;
   job.keep_e_ = threads.keep_e;
   job.v_ = v;
-  // After a max pass split through the job (the same row), its helpers
-  // may still read what it set.
-  if (!job.max_split_) job.SetRow(pieces, src.l == nullptr ? src.x : nullptr, threads.x_copy);
+  // After a copying max pass split through the job (the same row), its
+  // helpers may still read what it set.
+  if (!job.max_split_ || job.widen_.l != nullptr) {
+    job.SetRow(pieces, src.l == nullptr ? src.x : nullptr, threads.x_copy);
+  }
   for (size_t p = 0; p < pieces.count; ++p) {
     job.state_[p].store(RowJob::kFree, std::memory_order_relaxed);
     job.patched_[p] = false;
@@ -305,6 +339,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
     job.phase_.store(RowJob::kPublished, std::memory_order_seq_cst);
   } else {
     job.present_.store(0, std::memory_order_relaxed);
+    job.copying_.store(0, std::memory_order_relaxed);
     job.phase_.store(RowJob::kPublished, std::memory_order_relaxed);
     if (void* token = job.ticket_.Open(&job)) {
       threads::SubmitHelpers(threads.executor, static_cast<size_t>(team - 1), token);

@@ -42,19 +42,28 @@ inline constexpr int kMaxRowThreads = 64;
 
 class RowJob;
 
-// Step 1 with its check: simd::WidenMax (with the mask `allowed`; x f32, f16
-// or bf16), on the calling thread alone; l_out null: simd::CheckedMax (an
-// f32 row is read, nothing stored, no mask), split piece by piece with the
-// helpers an announced `job` called (RowJob::Announce) when it has one: they
-// take the maximum of the pieces they claim while copying them into x_copy
-// (n floats, the job owner's), and the exp pass that follows reads those
-// copies instead of copying again. The caller computes the maximum of
-// every piece no helper has finished, so it never waits for one; a helper
-// still inside a copy of the caller's row is waited for by the exp pass or
-// by Cancel.
+// Step 1 with its check, split piece by piece with the helpers an announced
+// `job` called (RowJob::Announce) when it has one, else on the calling
+// thread alone; the caller computes every piece no helper has finished, so
+// it never waits for one, and a helper still inside the caller's row (or
+// its mask or codes) is waited for by the exp pass or by Cancel.
+// - l_out not null: simd::WidenMax (with the mask `allowed` and the penalty
+//   codes `penalties`, if any; x f32, f16 or bf16) into l_out. A helper
+//   widens its piece into `stage` (n doubles) and moves it into l_out only
+//   if the caller has not taken the piece over meanwhile (the caller waits
+//   for such a move alone, a copy of one piece). Both are the job owner's.
+// - l_out null: simd::CheckedMax (an f32 row is read, nothing stored, no
+//   mask); helpers take the maximum of the pieces they claim while copying
+//   them into x_copy (n floats, the job owner's), and the exp pass that
+//   follows reads those copies instead of copying again.
+struct MaxPassBuffers {
+  float* x_copy = nullptr;
+  double* stage = nullptr;
+};
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
                                simd::AllowedIds allowed = {}, RowJob* job = nullptr,
-                               float* x_copy = nullptr);
+                               MaxPassBuffers buffers = {},
+                               const simd::PenaltyCodes* penalties = nullptr);
 
 // The number of threads a row of n ids is split across for `threads` asked:
 // at least 16384 ids each, at most 64.
@@ -129,7 +138,7 @@ class RowJob final : public threads::Job {
   friend ExpSumResult ExpSumPass(simd::ExpSource, size_t, double, double, double*,
                                  simd::ExpVariant, const RowThreads&, std::span<double>);
   friend simd::WidenResult WidenMaxPass(simd::Row, size_t, double*, simd::AllowedIds,
-                                        RowJob*, float*);
+                                        RowJob*, MaxPassBuffers, const simd::PenaltyCodes*);
   // kMax: the max pass is open (helpers that finish their part of it wait
   // on for the exp pass); kPublished: the exp pass is.
   enum Phase : uint8_t { kWaiting, kMax, kPublished, kCancelled };
@@ -140,10 +149,10 @@ class RowJob final : public threads::Job {
     kCaller,    // the caller computed it into e_out
     kTaken,     // the caller took it from a helper, into the alternate area
     kLateDone,  // taken, and the helper has since finished e_out's copy too
+    kMoving,    // a widening helper moves its piece from the stage into l
   };
 
-  // Sets what both passes read; not again while a helper of the max pass
-  // may read it.
+  // Sets what the exp pass reads (a copying max pass's too).
   void SetRow(RowPieces pieces, const float* x, float* x_copy);
   // A helper's part of the max pass: pieces from the bottom while they are
   // free, each copied into x_copy while its maximum is taken.
@@ -152,6 +161,8 @@ class RowJob final : public threads::Job {
   // running sum while they are free, then pieces from the top.
   void SumFromBottom();
   void StoreFromTop();
+  // Piece k of the max pass widened into l + its first id.
+  simd::WidenResult WidenedPiece(size_t k, double* l) const;
   // Claims piece k (already counted in copying_), copies its part of the
   // caller's row (unless the max pass did) and runs the hook; false, the
   // count left, when k is taken.
@@ -185,18 +196,30 @@ class RowJob final : public threads::Job {
   Alone<ptrdiff_t> cursor_{-1};  // the next piece helpers try, going down
   const float* x_ = nullptr;           // the caller's f32 row, or null
   float* x_copy_ = nullptr;
-  Alone<int> copying_{0};  // helpers inside a copy of x_
+  Alone<int> copying_{0};  // helpers inside a claim, a copy of x_ or a widening
   Alone<uint8_t> phase_{kPublished};
   Alone<int> present_{0};  // helpers that entered
   // Pieces [0, summed_) were summed by a helper from the bottom, prefix_[k]
   // being the running sum before piece k.
   Alone<size_t> summed_{0};
   std::array<double, RowPieces::kMaxCount + 1> prefix_{};
-  // The max pass: the next piece helpers try, going up; each piece's state
-  // (a helper's piece is copied into x_copy_ once kDone or kLateDone) and
-  // a helper's result for it. max_split_: this call's max pass ran through
-  // the job, so the exp pass reuses its copies (set before helpers enter
-  // either pass).
+  // The max pass: its pieces; what a widening one reads and writes (l
+  // null: the pass copies x_ into x_copy_); the next piece helpers try,
+  // going up; each piece's state (a helper's piece is copied into x_copy_
+  // once kDone or kLateDone) and a helper's result for it. max_split_: this
+  // call's max pass ran through the job (and, copying, the exp pass reuses
+  // its copies). Set before helpers enter either pass, and not again while
+  // one may be inside the max pass.
+  struct Widening {
+    simd::Row x;
+    double* l = nullptr;
+    double* stage = nullptr;
+    simd::AllowedIds allowed;
+    simd::PenaltyCodes penalties;
+    bool penalized = false;
+  };
+  RowPieces max_pieces_{0, RowPieces::kMinLength, 0};
+  Widening widen_{};
   Alone<size_t> max_next_{0};
   std::array<Alone<uint8_t>, RowPieces::kMaxCount> max_state_{};
   std::array<simd::WidenResult, RowPieces::kMaxCount> max_of_{};

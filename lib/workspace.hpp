@@ -45,12 +45,14 @@ struct WorkspaceImpl {
   std::vector<int32_t> ids_finite;  // (Logits::finite_l), read by the passes
   std::vector<double> alt;        // the caller's pieces taken over from helpers
   std::vector<float> x_copy;      // helpers' copies of the f32 row's pieces
+  std::vector<double> l_stage;    // helpers' widened pieces before they move into l
   std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
   std::unique_ptr<RowJob> kept_job;     // step 9's pass, when it is another
   struct RowBuffers {
     std::vector<double> l, e, e_logprob, l_finite;
     std::vector<int32_t> ids_finite;
     std::vector<float> x_copy;
+    std::vector<double> l_stage;
     std::unique_ptr<RowJob> logprob_job, kept_job;
   };
   std::vector<RowBuffers> set_aside;
@@ -126,6 +128,7 @@ struct WorkspaceImpl {
     return logprob_job != nullptr && logprob_job->Announced() ? logprob_job.get() : nullptr;
   }
   float* XCopy() { return Sized(x_copy); }
+  double* LStage() { return Sized(l_stage); }
   double* LogprobE() { return Sized(e_logprob); }
   double* FiniteL() { return Sized(l_finite); }
   int32_t* FiniteIds() { return Sized(ids_finite); }
@@ -155,7 +158,7 @@ struct WorkspaceImpl {
     if (k == set_aside.size()) set_aside.emplace_back();
     RowBuffers current{std::move(l),          std::move(e),        std::move(e_logprob),
                        std::move(l_finite),   std::move(ids_finite), std::move(x_copy),
-                       std::move(logprob_job), std::move(kept_job)};
+                       std::move(l_stage),    std::move(logprob_job), std::move(kept_job)};
     RowBuffers& idle = set_aside[k];
     l = std::move(idle.l);
     e = std::move(idle.e);
@@ -163,6 +166,7 @@ struct WorkspaceImpl {
     l_finite = std::move(idle.l_finite);
     ids_finite = std::move(idle.ids_finite);
     x_copy = std::move(idle.x_copy);
+    l_stage = std::move(idle.l_stage);
     logprob_job = std::move(idle.logprob_job);
     kept_job = std::move(idle.kept_job);
     idle = std::move(current);

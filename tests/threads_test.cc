@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -382,6 +383,99 @@ TEST(Threads, RunningSumsAreTheSameWhenEValuesAreNotKept) {
   HelperHeldInPieceTwo(true, false);
 }
 
+// Releases a held helper, however a test case ends, then cancels its job
+// and joins it, before the job and the buffers it writes go.
+struct ReleaseAndJoin {
+  RowJob& job;
+  ThreadExecutor& host;
+  void (*release)();
+  ~ReleaseAndJoin() {
+    release();
+    job.Cancel();
+    job.WaitIdle();
+    host.Join();
+  }
+};
+
+// The widening max pass split with the helpers called ahead: the helper
+// takes pieces 0 and 1 and is held in piece 2 (widened into the stage, not
+// yet moved into l) until the pass has returned; the caller takes the top,
+// the helper's pieces 0 and 1, and piece 2 over. The widened row, the check
+// and the maximum are simd::WidenMax's on one thread, with a mask, with
+// penalty codes, on a bf16 row, and with a NaN, +inf or the largest value
+// in the held piece or others; released, the helper leaves l alone, and
+// the exp pass after it, through the same job, is one thread's.
+TEST(Threads, TheWideningMaxPassSplitTakesAHeldPieceOver) {
+  const size_t n = 128256;
+  const RowPieces pieces = RowPieces::Of(n);
+  const std::vector<float> base = StandardRow(n, 11);
+  std::vector<uint32_t> bits((n + 31) / 32);
+  for (size_t w = 0; w < bits.size(); ++w) bits[w] = static_cast<uint32_t>(w * 2654435761u) | 1u;
+  for (size_t i = pieces.Begin(5); i < pieces.Begin(6); ++i) bits[i / 32] &= ~(1u << (i % 32));
+  std::vector<uint32_t> codes(n, 0);
+  for (size_t i = 0; i < n; i += 7) codes[i] = 1 + static_cast<uint32_t>(i % 5);
+  const twins::Penalties p{1.3, 0.4, 0.25};
+  const simd::PenaltyCodes penalty_codes{codes.data(), p};
+  struct Variant {
+    std::string name;
+    size_t piece;
+    float value;
+    bool mask, penalties, bf16;
+  };
+  std::vector<Variant> variants = {{"standard", 0, 0, false, false, false},
+                                   {"mask", 0, 0, true, false, false},
+                                   {"penalties", 0, 0, false, true, false},
+                                   {"mask and penalties", 0, 0, true, true, false},
+                                   {"bf16 with penalties", 0, 0, false, true, true}};
+  for (size_t piece : {size_t{1}, size_t{2}, pieces.count - 1}) {
+    variants.push_back({"NaN", piece, std::numeric_limits<float>::quiet_NaN(), false, true, false});
+    variants.push_back({"+inf", piece, INFINITY, true, false, false});
+    variants.push_back({"largest", piece, 1000.0f, true, true, false});
+  }
+  const simd::ExpVariant v = simd::ProcessExp().variant;
+  HookScope hook(BlockAtHook);
+  threads::SetPassHook(WaitForABlockedHelper);
+  for (const Variant& variant : variants) {
+    const std::string what = variant.name + " in piece " + std::to_string(variant.piece);
+    std::vector<float> x = base;
+    if (variant.value != 0) x[pieces.Begin(variant.piece) + 9] = variant.value;
+    std::vector<uint16_t> words(n);
+    for (size_t i = 0; i < n; ++i) words[i] = static_cast<uint16_t>(std::bit_cast<uint32_t>(x[i]) >> 16);
+    const simd::Row row = variant.bf16 ? simd::Row(words.data(), LogitType::bf16) : simd::Row(x.data());
+    const simd::AllowedIds allowed{variant.mask ? bits.data() : nullptr};
+    const simd::PenaltyCodes* codes_in = variant.penalties ? &penalty_codes : nullptr;
+    std::vector<double> want_l(n);
+    const simd::WidenResult want = simd::WidenMax(row, n, want_l.data(), allowed, codes_in);
+    g_block_at = 2;
+    g_blocked = 0;
+    g_release = false;
+    // What the helper writes, declared before the job it enters.
+    std::vector<double> l(n), stage(n), e(n), alt(n), sums(RowPieces::kMaxCount + 1);
+    ThreadExecutor host;
+    RowJob job;
+    const ReleaseAndJoin release{job, host, [] { g_release = true; }};
+    job.Announce(&host, 2);
+    const simd::WidenResult got =
+        WidenMaxPass(row, n, l.data(), allowed, &job, {.stage = stage.data()}, codes_in);
+    ASSERT_EQ(g_blocked.load(), 1) << what;
+    g_block_at = -1;
+    g_release = true;
+    ASSERT_EQ(got.bad, want.bad) << what;
+    if (want.bad) continue;
+    ASSERT_EQ(test::Bits(got.max), test::Bits(want.max)) << what;
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(test::Bits(l[i]), test::Bits(want_l[i])) << what << " " << i;
+    std::vector<double> want_e(n), want_sums(RowPieces::kMaxCount + 1);
+    const ExpSumResult one =
+        ExpSumPass({want_l.data()}, n, 1.0, want.max, want_e.data(), v, {}, want_sums);
+    const ExpSumResult two = ExpSumPass({l.data()}, n, 1.0, got.max, e.data(), v,
+                                        RowThreads{2, &host, &job, alt.data()}, sums);
+    ASSERT_EQ(test::Bits(two.z), test::Bits(one.z)) << what;
+    for (size_t k = 0; k <= pieces.count; ++k) {
+      ASSERT_EQ(test::Bits(two.sums.at[k]), test::Bits(one.sums.at[k])) << what << " " << k;
+    }
+  }
+}
+
 // The max pass split with the helpers called ahead: the helper takes max
 // pieces 0 and 1 and is held in piece 2 (copied, its maximum not yet
 // taken), so the caller takes the top, the helper's results for 0 and 1,
@@ -441,20 +535,10 @@ TEST(Threads, TheMaxPassSplitWithHelpersGivesTheRowsCheckAndMaximum) {
     std::vector<double> e(n), alt(n), sums(RowPieces::kMaxCount + 1);
     ThreadExecutor host;
     RowJob job;
-    // Releases the helper, however the variant ends, before its job and
-    // buffers go.
-    struct Release {
-      RowJob& job;
-      ThreadExecutor& host;
-      ~Release() {
-        g_stage = 2;
-        job.Cancel();
-        job.WaitIdle();
-        host.Join();
-      }
-    } release{job, host};
+    const ReleaseAndJoin release{job, host, [] { g_stage = 2; }};
     job.Announce(&host, 2);
-    const simd::WidenResult got = WidenMaxPass(x.data(), n, nullptr, {}, &job, x_copy.data());
+    const simd::WidenResult got =
+        WidenMaxPass(x.data(), n, nullptr, {}, &job, {.x_copy = x_copy.data()});
     const simd::WidenResult want = simd::CheckedMax(x.data(), n);
     ASSERT_EQ(g_blocked.load(), 1) << what;
     ASSERT_EQ(got.bad, want.bad) << what;

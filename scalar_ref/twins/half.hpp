@@ -62,6 +62,11 @@ struct Row {
   const RowWord<t>* As() const {
     return static_cast<const RowWord<t>*>(data);
   }
+  // The row from id i on.
+  Row From(size_t i) const {
+    return type == LogitType::f32 ? Row(As<LogitType::f32>() + i)
+                                  : Row(As<LogitType::bf16>() + i, type);
+  }
   // The logit of id i as f32.
   float operator[](size_t i) const {
     return type == LogitType::f32 ? As<LogitType::f32>()[i]
