@@ -74,17 +74,18 @@ bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {
   const size_t capacity = CompactCapacity(kept.n);
   const size_t count = CompactIds(kept, threshold, capacity, ws);
   if (count > capacity) return false;
+  const bool with_l = kept.l != nullptr;  // null on the f32-row path: nothing after reads it
   ws.top.resize(count);
-  ws.top_l.resize(kept.l != nullptr ? count : 0);
+  ws.top_l.resize(with_l ? count : 0);
   ws.top_e.resize(count);
   for (size_t j = 0; j < count; ++j) {
     const uint32_t i = ws.ids[j];
     ws.top[j] = kept.Id(i);
-    if (kept.l != nullptr) ws.top_l[j] = kept.l[i];
+    if (with_l) ws.top_l[j] = kept.l[i];
     ws.top_e[j] = kept.e[i];
   }
-  kept = {kept.l != nullptr ? ws.top_l.data() : nullptr, ws.top_e.data(), count, ws.top.data(),
-          kept.z, std::nullopt};
+  kept = {with_l ? ws.top_l.data() : nullptr, ws.top_e.data(), count, ws.top.data(), kept.z,
+          std::nullopt};
   return true;
 }
 

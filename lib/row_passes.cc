@@ -76,8 +76,8 @@ void RowJob::WaitCopies() const {
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
                                simd::AllowedIds allowed, RowJob* job, MaxPassBuffers buffers,
                                const simd::PenaltyCodes* penalties) {
-  const float* const row = l_out == nullptr ? x.As<LogitType::f32>() : nullptr;
   const bool widen = l_out != nullptr;
+  const float* const row = widen ? nullptr : x.As<LogitType::f32>();
   if (job == nullptr || !job->announced_ ||
       (widen ? buffers.stage == nullptr : buffers.x_copy == nullptr)) {
     return widen ? simd::WidenMax(x, n, l_out, allowed, penalties) : simd::CheckedMax(row, n);
@@ -86,9 +86,8 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
   RowJob& j = *job;
   const RowPieces pieces = RowPieces::Of(n);
   j.max_pieces_ = pieces;
-  j.widen_ = {x,       l_out,
-              buffers.stage, allowed,
-              penalties != nullptr ? *penalties : simd::PenaltyCodes{}, penalties != nullptr};
+  j.widen_ = {x, l_out, buffers.stage, allowed, {}};
+  if (penalties != nullptr) j.widen_.penalties = *penalties;
   if (!widen) j.SetRow(pieces, row, buffers.x_copy);
   for (size_t k = 0; k < pieces.count; ++k) {
     j.max_state_[k].store(RowJob::kFree, std::memory_order_relaxed);
@@ -144,9 +143,10 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
 
 simd::WidenResult RowJob::WidenedPiece(size_t k, double* l) const {
   const size_t begin = max_pieces_.Begin(k);
-  const simd::PenaltyCodes codes = widen_.penalties.From(begin);
+  const std::optional<simd::PenaltyCodes> codes =
+      widen_.penalties ? std::optional(widen_.penalties->From(begin)) : std::nullopt;
   return simd::WidenMax(widen_.x.From(begin), max_pieces_.Length(k), l + begin,
-                        widen_.allowed.From(begin), widen_.penalized ? &codes : nullptr);
+                        widen_.allowed.From(begin), codes ? &*codes : nullptr);
 }
 
 void RowJob::MaxFromBottom() {

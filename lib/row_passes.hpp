@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "exactsample/executor.hpp"
@@ -215,8 +216,7 @@ class RowJob final : public threads::Job {
     double* l = nullptr;
     double* stage = nullptr;
     simd::AllowedIds allowed;
-    simd::PenaltyCodes penalties;
-    bool penalized = false;
+    std::optional<simd::PenaltyCodes> penalties;
   };
   RowPieces max_pieces_{0, RowPieces::kMinLength, 0};
   Widening widen_{};
