@@ -65,7 +65,7 @@ def main():
             row = []
             for v in vocabs:
                 one, two = cells[v][(config, 1)], cells[v][(config, 2)]
-                row.append(f"{one / two:.2f} [{one:.0f} / {two:.0f}]")
+                row.append(f"{one / two:.2f} [{one:.1f} / {two:.1f}]")
             print(f"| {config} | " + " | ".join(row) + " |")
         sys.stdout.flush()
 

@@ -31,14 +31,14 @@ class ThreadsTableTest(cli_harness.TempDirTest):
                               capture_output=True, text=True)
 
     def test_one_table_per_condition_with_every_cell(self):
-        run = self.table("--vocab", "64,3000", "--iters", "8", "--condition", "quiet,--batch 8")
+        run = self.table("--vocab", "3000,5000", "--iters", "8", "--condition", "quiet,--batch 8")
         self.assertEqual(run.returncode, 0, run.stderr)
         titles = [line for line in run.stdout.splitlines() if "median at 1 thread" in line]
         self.assertEqual(len(titles), 2, run.stdout)
         self.assertTrue(titles[0].startswith("quiet (--iters 8)"), titles[0])
         self.assertTrue(titles[1].startswith("--batch 8 (--iters 1)"), titles[1])
         rows = [line for line in run.stdout.splitlines() if line.startswith("| ")]
-        self.assertEqual(rows.count("| config | V = 64 | V = 3000 |"), 2, run.stdout)
+        self.assertEqual(rows.count("| config | V = 3000 | V = 5000 |"), 2, run.stdout)
         for config in CONFIGS:
             found = [r for r in rows if r.startswith(f"| {config} |")]
             self.assertEqual(len(found), 2, f"{config}: {run.stdout}")
