@@ -3,12 +3,19 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 #include "lib/workspace.hpp"
 
@@ -45,6 +52,7 @@ void* TokenOf(uint32_t slot, uint64_t generation) {
 std::atomic<HelperHook> g_hook{nullptr};
 std::atomic<PassHook> g_pass_hook{nullptr};
 std::atomic<RaceHook> g_race_hook{nullptr};
+std::atomic<RunnableHook> g_runnable_hook{nullptr};
 
 // The library pool. Tasks wait in a queue; a worker with nothing to do
 // spins (SpinWhile: other work on the core runs) for as long as the recent
@@ -106,6 +114,9 @@ class Pool final : public Executor {
     return workers_.size();
   }
 
+  // Workers spinning or running a task now (not asleep); a moment's count.
+  size_t Awake() const { return awake_.load(std::memory_order_relaxed); }
+
  private:
   struct Entry {
     void (*task)(void*);
@@ -149,6 +160,7 @@ class Pool final : public Executor {
   }
 
   void Work() {
+    awake_.fetch_add(1, std::memory_order_relaxed);
     for (;;) {
       // A short bounded spin, then sleep.
       SpinWhile([&] { return pending_.load(std::memory_order_acquire) == 0; },
@@ -158,10 +170,12 @@ class Pool final : public Executor {
         std::unique_lock<std::mutex> lock(mutex_);
         if (!PopLocked(e)) {
           ++sleeping_;
+          awake_.fetch_sub(1, std::memory_order_relaxed);
           const uint64_t wakes = wakes_;
           ready_.wait(lock, [&] { return stopping_ || !queue_.empty() || wakes_ != wakes; });
           --sleeping_;
           if (stopping_) return;
+          awake_.fetch_add(1, std::memory_order_relaxed);
           if (!PopLocked(e)) continue;  // woken ahead of a task: spin for it
         }
       }
@@ -176,6 +190,7 @@ class Pool final : public Executor {
   std::vector<std::thread> workers_;
   std::atomic<size_t> pending_{0};
   size_t sleeping_ = 0;
+  std::atomic<size_t> awake_{0};  // read without the lock, by FreeCores
   uint64_t wakes_ = 0;  // WakeSleepers calls
   bool stopping_ = false;
   SpinClock::time_point last_submit_{};
@@ -276,6 +291,52 @@ void WakeHelpers(Executor* chosen) {
 }
 
 size_t PoolThreads() { return ThePool().Threads(); }
+
+namespace {
+
+// The threads runnable now, as /proc/loadavg's fourth field counts them
+// ("0.52 0.58 0.59 3/467 12345": 3, the reader among them); 0 when it
+// cannot be read. The file stays open: one pread a call (about a
+// microsecond), which the kernel answers with the count of that moment.
+size_t RunnableNow() {
+  if (const RunnableHook hook = g_runnable_hook.load(std::memory_order_acquire)) return hook();
+#if defined(__linux__)
+  static const int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[128];
+  const ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  const char* p = text;
+  for (int field = 0; field < 3; ++field) {
+    p = std::strchr(p, ' ');
+    if (p == nullptr) return 0;
+    ++p;
+  }
+  size_t runnable = 0;
+  const auto [end, ec] = std::from_chars(p, text + n, runnable);
+  return ec == std::errc() && *end == '/' ? runnable : 0;
+#else
+  return 0;
+#endif
+}
+
+}  // namespace
+
+size_t FreeCores(size_t cores, size_t runnable, size_t pool_awake) {
+  const size_t ours = 1 + pool_awake;
+  const size_t others = runnable > ours ? runnable - ours : 0;
+  return cores > 1 + others ? cores - 1 - others : 0;
+}
+
+size_t FreeCores() {
+  const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
+  return FreeCores(cores, RunnableNow(), ThePool().Awake());
+}
+
+void SetRunnableHook(RunnableHook hook) {
+  g_runnable_hook.store(hook, std::memory_order_release);
+}
 
 void SetHelperHook(HelperHook hook) { g_hook.store(hook, std::memory_order_release); }
 

@@ -172,6 +172,7 @@ struct HookScope {
     threads::SetHelperHook(nullptr);
     threads::SetPassHook(nullptr);
     threads::SetRaceHook(nullptr);
+    threads::SetRunnableHook(nullptr);
     g_sleep_every = 0;
     g_block_at = -1;
     g_sleep_micros = 0;
@@ -775,10 +776,16 @@ TEST(Threads, BatchEqualForAnyThreadCountPoolOrHost) {
   }
 }
 
+// The machine as FreeCores sees it: only the caller runs (the pool's
+// batch helpers come whatever else runs now), or every core is busy.
+size_t OnlyTheCallerRuns() { return 1; }
+size_t EveryCoreBusy() { return 1000; }
+
 TEST(Threads, BatchEqualWhenHelpersArePreempted) {
   const BatchCase b = MakeBatchCase(9, 9);
   const auto want = RowByRow(b);
   HookScope hook(SleepHook);
+  threads::SetRunnableHook(OnlyTheCallerRuns);
   g_sleep_micros = 3000;
   BatchWorkspace ws;
   for (int every : {1, 2}) {
@@ -811,6 +818,60 @@ TEST(Threads, ABatchRowTheHelperFinishesFirstServesFromTheHelper) {
   EXPECT_EQ(g_served.load(), 1);
   host.Join();
 }
+
+std::atomic<int> g_helped{0};
+void CountHook(size_t) { g_helped.fetch_add(1); }
+
+// With every core busy a batch on the library pool starts no helper (one
+// would take its core's time from the caller's): the caller samples every
+// row, with the same results.
+TEST(Threads, ABatchOnBusyCoresStartsNoHelper) {
+  const BatchCase b = MakeBatchCase(8, 8);
+  const auto want = RowByRow(b);
+  g_helped = 0;
+  HookScope hook(CountHook);
+  threads::SetRunnableHook(EveryCoreBusy);
+  BatchWorkspace ws;
+  for (int threads : {2, 4, 0}) ASSERT_EQ(RunBatch(b, ws, threads), want) << threads;
+  EXPECT_EQ(g_helped.load(), 0);
+}
+
+TEST(Threads, FreeCoresCountOnlyOtherWork) {
+  // Cores, threads runnable (the caller among them), the pool's awake workers.
+  EXPECT_EQ(threads::FreeCores(2, 1, 0), 1u);  // the caller alone
+  EXPECT_EQ(threads::FreeCores(2, 2, 1), 1u);  // and a pool worker still spinning
+  EXPECT_EQ(threads::FreeCores(2, 2, 0), 0u);  // one other busy thread
+  EXPECT_EQ(threads::FreeCores(2, 3, 0), 0u);  // two
+  EXPECT_EQ(threads::FreeCores(2, 0, 0), 1u);  // the count unknown
+  EXPECT_EQ(threads::FreeCores(8, 4, 1), 5u);
+  EXPECT_EQ(threads::FreeCores(1, 1, 0), 0u);
+  threads::SetRunnableHook(OnlyTheCallerRuns);
+  EXPECT_EQ(threads::FreeCores(), std::max(1u, std::thread::hardware_concurrency()) - 1);
+  threads::SetRunnableHook(nullptr);
+}
+
+#if defined(__linux__)
+// The count read from the system: a busy thread on every core leaves none
+// free, whatever the pool's workers do.
+TEST(Threads, BusyThreadsOnEveryCoreLeaveNoCoreFree) {
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> spinning{0};
+  std::vector<std::thread> busy;
+  for (size_t i = 0; i < cores; ++i) {
+    busy.emplace_back([&] {
+      spinning.fetch_add(1);
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  while (spinning.load() < cores) std::this_thread::yield();
+  const size_t free = threads::FreeCores();
+  stop = true;
+  for (std::thread& t : busy) t.join();
+  EXPECT_EQ(free, 0u);
+}
+#endif
 
 TEST(Threads, BatchWithAnExecutorThatNeverRunsTasks) {
   const BatchCase b = MakeBatchCase(8, 8);

@@ -48,7 +48,11 @@ class EXACTSAMPLE_API BatchWorkspace {
 // on their order. A row with bad input gets its error; the others are still
 // sampled. `threads` (<= 0: the hardware's thread count; more than 64 use
 // 64) split the rows (options.threads then splits only the last rows, which
-// the calling thread samples while helpers that ran out of rows join them). The calling thread
+// the calling thread samples while helpers that ran out of rows join them);
+// on the library pool a call starts no more helpers than there are cores
+// that no other runnable thread holds at the call (Linux: counted from
+// /proc/loadavg), since a helper sharing a core with other work slows the
+// caller more than it helps. The calling thread
 // never waits for a helper that is not running: rows a helper has not
 // finished when the caller runs out of rows are sampled by the caller too
 // (the first of the two to finish serves). The
