@@ -29,18 +29,25 @@ class CallGuard {
   CallGuard(const CallGuard&) = delete;
   CallGuard& operator=(const CallGuard&) = delete;
   ~CallGuard() {
-    for (const void* g : marked_) GeneratorsInUse().erase(g);
+    if (first_ != nullptr) GeneratorsInUse().erase(first_);
+    for (const void* g : more_) GeneratorsInUse().erase(g);
   }
 
   // Marks g for this call; false (nothing marked) when another call uses it.
   bool Mark(const void* g) {
     if (!GeneratorsInUse().insert(g).second) return false;
-    marked_.push_back(g);
+    if (first_ == nullptr) {
+      first_ = g;
+    } else {
+      more_.push_back(g);
+    }
     return true;
   }
 
  private:
-  std::vector<const void*> marked_;
+  // The first apart: a one-generator call (one per token) allocates nothing.
+  const void* first_ = nullptr;
+  std::vector<const void*> more_;
 };
 
 // Whether a generator is marked by a running call.

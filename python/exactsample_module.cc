@@ -69,7 +69,9 @@ py::object SampleErrorObject(const xs::Error& e) {
 // aligned, else a packed copy (`data` then points into `copy` or `copy16`,
 // whose buffers move with them).
 struct Rows {
-  py::array owner;          // keeps the memory alive while the GIL is released
+  // Keeps the memory alive while the GIL is released. A py::object, not a
+  // py::array: pybind11's default array constructor makes a numpy array.
+  py::object owner;
   const char* data = nullptr;
   ssize_t rows = 0, vocab = 0, row_stride = 0;  // row_stride in bytes
   xs::LogitType type = xs::LogitType::f32;
@@ -303,13 +305,14 @@ struct Features {
   std::vector<int32_t> bias_ids;
   std::vector<double> bias_values;
   Ids allowed, banned;
-  py::array_t<uint32_t> bits;
+  // The bitmask's words and the array holding them (a py::object: a default
+  // py::array_t would make an empty numpy array on every call).
+  py::object bits_owner;
+  std::span<const uint32_t> bits;
 
   xs::LogitBias Bias() const { return {bias_ids, bias_values}; }
   xs::TokenMask Mask() const {
-    return {allowed.ids, banned.ids,
-            bits ? std::span<const uint32_t>(bits.data(), static_cast<size_t>(bits.size()))
-                 : std::span<const uint32_t>()};
+    return {allowed.ids, banned.ids, bits};
   }
 };
 
@@ -390,7 +393,9 @@ Features ReadFeatures(py::handle logit_bias, py::handle allowed, py::handle bann
             "allowed_bitmask: " + TypeName(bitmask) +
                 ": pass a 1-D uint32 or int32 array (numpy or a torch CPU tensor)");
     }
-    f.bits = py::array_t<uint32_t, py::array::c_style>::ensure(words);
+    auto a = py::array_t<uint32_t, py::array::c_style>::ensure(words);
+    if (a) f.bits = {a.data(), static_cast<size_t>(a.size())};
+    f.bits_owner = std::move(a);
   }
   return f;
 }

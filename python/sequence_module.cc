@@ -46,19 +46,12 @@ struct PySequence {
 // one of them already is.
 class InUse {
  public:
-  InUse(std::vector<PySequence*> sequences, const char* method) {
-    for (const PySequence* s : sequences) {
-      if (s->busy) {
-        throw std::runtime_error(
-            std::string("Sequence.") + method +
-            ": the sequence is in use by another thread; a Sequence is used by one "
-            "thread at a time (clone() one for each thread)");
-      }
-    }
-    for (PySequence* s : sequences) s->busy = true;
-    sequences_ = std::move(sequences);
+  // `sequences` outlives the mark (the caller's array: no copy).
+  InUse(std::span<PySequence* const> sequences, const char* method) : sequences_(sequences) {
+    Mark(method);
   }
-  InUse(PySequence& s, const char* method) : InUse(std::vector<PySequence*>{&s}, method) {}
+  // One sequence, held here: no allocation on the calls made per token.
+  InUse(PySequence& s, const char* method) : one_(&s), sequences_(&one_, 1) { Mark(method); }
   InUse(const InUse&) = delete;
   InUse& operator=(const InUse&) = delete;
   ~InUse() {
@@ -66,7 +59,20 @@ class InUse {
   }
 
  private:
-  std::vector<PySequence*> sequences_;
+  void Mark(const char* method) {
+    for (const PySequence* s : sequences_) {
+      if (s->busy) {
+        throw std::runtime_error(
+            std::string("Sequence.") + method +
+            ": the sequence is in use by another thread; a Sequence is used by one "
+            "thread at a time (clone() one for each thread)");
+      }
+    }
+    for (PySequence* s : sequences_) s->busy = true;
+  }
+
+  PySequence* const one_ = nullptr;
+  std::span<PySequence* const> sequences_;
 };
 
 std::string TypeName(py::handle obj) {
