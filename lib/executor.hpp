@@ -121,12 +121,12 @@ size_t PoolThreads();
 // How many helpers a batch call on the library pool may start without
 // taking a core from other work: a batch's rows last longer than the
 // scheduler's slice, so a helper that shares a core with a busy thread
-// makes the caller share its own, and two threads on the time of one lose
-// to one thread (measured: 0.56 to 0.92 times one thread's speed under
-// two busy threads on two cores). Counted at the call: the cores less the threads runnable now
-// (Linux's /proc/loadavg, the caller among them) that are not the pool's
-// own awake workers, which are the ones that would help. Where the count
-// cannot be read, every core but the caller's.
+// makes the caller share its own (measured: two threads at 0.56 to 0.92
+// of one thread's speed beside two busy threads on two cores). Counted at
+// the call: the cores less the threads runnable now (Linux's
+// /proc/loadavg, the caller among them) that are not the pool's own awake
+// workers, which are the ones that would help. Where the count cannot be
+// read, every core but the caller's.
 size_t FreeCores();
 // The same from its parts: `runnable` counts the caller and `pool_awake`.
 size_t FreeCores(size_t cores, size_t runnable, size_t pool_awake);
