@@ -247,13 +247,11 @@ void sample_batch(std::span<const BatchRow> rows,
     }
   };
   const auto in_place = [&](size_t i, const SampleOptions& o) { sample_row(i, o, rows[i].rng); };
-  size_t team = std::min<size_t>(
-      {threads > 0 ? static_cast<size_t>(threads)
-                   : std::max<size_t>(1, std::thread::hardware_concurrency()),
-       static_cast<size_t>(kMaxRowThreads), count});
-  // On the library pool, helpers only for the cores no other work holds now
-  // (threads::FreeCores); a host's executor decides for its own threads.
-  if (team > 1 && impl.executor == nullptr) team = std::min(team, 1 + threads::FreeCores());
+  const size_t team = threads::TeamOnPool(
+      impl.executor.get(),
+      std::min<size_t>({threads > 0 ? static_cast<size_t>(threads)
+                                    : std::max<size_t>(1, std::thread::hardware_concurrency()),
+                        static_cast<size_t>(kMaxRowThreads), count}));
   if (team <= 1 || options.trace != nullptr) {
     for (size_t i = 0; i < count; ++i) in_place(i, options);
     return;

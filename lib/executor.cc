@@ -52,7 +52,7 @@ void* TokenOf(uint32_t slot, uint64_t generation) {
 std::atomic<HelperHook> g_hook{nullptr};
 std::atomic<PassHook> g_pass_hook{nullptr};
 std::atomic<RaceHook> g_race_hook{nullptr};
-std::atomic<RunnableHook> g_runnable_hook{nullptr};
+std::atomic<FreeCoresHook> g_free_cores_hook{nullptr};
 
 // The library pool. Tasks wait in a queue; a worker with nothing to do
 // spins (SpinWhile: other work on the core runs) for as long as the recent
@@ -299,7 +299,6 @@ namespace {
 // cannot be read. The file stays open: one pread a call (about a
 // microsecond), which the kernel answers with the count of that moment.
 size_t RunnableNow() {
-  if (const RunnableHook hook = g_runnable_hook.load(std::memory_order_acquire)) return hook();
 #if defined(__linux__)
   static const int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
@@ -330,12 +329,17 @@ size_t FreeCores(size_t cores, size_t runnable, size_t pool_awake) {
 }
 
 size_t FreeCores() {
+  if (const FreeCoresHook hook = g_free_cores_hook.load(std::memory_order_acquire)) return hook();
   const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
   return FreeCores(cores, RunnableNow(), ThePool().Awake());
 }
 
-void SetRunnableHook(RunnableHook hook) {
-  g_runnable_hook.store(hook, std::memory_order_release);
+size_t TeamOnPool(const Executor* chosen, size_t team) {
+  return chosen != nullptr || team <= 1 ? team : std::min(team, 1 + FreeCores());
+}
+
+void SetFreeCoresHook(FreeCoresHook hook) {
+  g_free_cores_hook.store(hook, std::memory_order_release);
 }
 
 void SetHelperHook(HelperHook hook) { g_hook.store(hook, std::memory_order_release); }

@@ -122,7 +122,9 @@ size_t PoolThreads();
 // taking a core from other work: a batch's rows last longer than the
 // scheduler's slice, so a helper that shares a core with a busy thread
 // makes the caller share its own (measured: two threads at 0.56 to 0.92
-// of one thread's speed beside two busy threads on two cores). Counted at
+// of one thread's speed beside two busy threads on two cores). A row split
+// across threads does not use it: the count, read at the start of a call
+// of 200 us, misread the pool's own worker often enough to lose quiet. Counted at
 // the call: the cores less the threads runnable now (Linux's
 // /proc/loadavg, the caller among them) that are not the pool's own awake
 // workers, which are the ones that would help. Where the count cannot be
@@ -130,10 +132,13 @@ size_t PoolThreads();
 size_t FreeCores();
 // The same from its parts: `runnable` counts the caller and `pool_awake`.
 size_t FreeCores(size_t cores, size_t runnable, size_t pool_awake);
-// Tests: a count of runnable threads in place of /proc/loadavg's; null:
-// read it.
-using RunnableHook = size_t (*)();
-void SetRunnableHook(RunnableHook hook);
+// `team` threads asked for a batch: on the library pool (`chosen` null) at most 1 + FreeCores(),
+// as a helper beside other work slows the caller; a host's executor is
+// left to decide for its own threads.
+size_t TeamOnPool(const Executor* chosen, size_t team);
+// Tests: a function that answers FreeCores() in its place; null: count.
+using FreeCoresHook = size_t (*)();
+void SetFreeCoresHook(FreeCoresHook hook);
 
 // Tests: a function every helper calls after claiming a unit of work (a
 // piece of a row, a batch row) and before computing it; null: none.

@@ -166,13 +166,25 @@ void ReleaseWhenRaced(size_t, threads::Race event) {
   std::this_thread::sleep_for(100ms);
 }
 
+// FreeCores as the tests see it: every core free (the pool's helpers come
+// however loaded the machine running the tests is), or none.
+size_t AllCoresFree() { return kMaxRowThreads; }
+size_t NoCoreFree() { return 0; }
+
+class AllCoresFreeEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { threads::SetFreeCoresHook(AllCoresFree); }
+};
+[[maybe_unused]] const auto* const g_all_cores_free =
+    ::testing::AddGlobalTestEnvironment(new AllCoresFreeEnvironment);
+
 struct HookScope {
   explicit HookScope(threads::HelperHook hook) { threads::SetHelperHook(hook); }
   ~HookScope() {
     threads::SetHelperHook(nullptr);
     threads::SetPassHook(nullptr);
     threads::SetRaceHook(nullptr);
-    threads::SetRunnableHook(nullptr);
+    threads::SetFreeCoresHook(AllCoresFree);
     g_sleep_every = 0;
     g_block_at = -1;
     g_sleep_micros = 0;
@@ -776,16 +788,11 @@ TEST(Threads, BatchEqualForAnyThreadCountPoolOrHost) {
   }
 }
 
-// The machine as FreeCores sees it: only the caller runs (the pool's
-// batch helpers come whatever else runs now), or every core is busy.
-size_t OnlyTheCallerRuns() { return 1; }
-size_t EveryCoreBusy() { return 1000; }
 
 TEST(Threads, BatchEqualWhenHelpersArePreempted) {
   const BatchCase b = MakeBatchCase(9, 9);
   const auto want = RowByRow(b);
   HookScope hook(SleepHook);
-  threads::SetRunnableHook(OnlyTheCallerRuns);
   g_sleep_micros = 3000;
   BatchWorkspace ws;
   for (int every : {1, 2}) {
@@ -830,7 +837,7 @@ TEST(Threads, ABatchOnBusyCoresStartsNoHelper) {
   const auto want = RowByRow(b);
   g_helped = 0;
   HookScope hook(CountHook);
-  threads::SetRunnableHook(EveryCoreBusy);
+  threads::SetFreeCoresHook(NoCoreFree);
   BatchWorkspace ws;
   for (int threads : {2, 4, 0}) ASSERT_EQ(RunBatch(b, ws, threads), want) << threads;
   EXPECT_EQ(g_helped.load(), 0);
@@ -845,9 +852,15 @@ TEST(Threads, FreeCoresCountOnlyOtherWork) {
   EXPECT_EQ(threads::FreeCores(2, 0, 0), 1u);  // the count unknown
   EXPECT_EQ(threads::FreeCores(8, 4, 1), 5u);
   EXPECT_EQ(threads::FreeCores(1, 1, 0), 0u);
-  threads::SetRunnableHook(OnlyTheCallerRuns);
-  EXPECT_EQ(threads::FreeCores(), std::max(1u, std::thread::hardware_concurrency()) - 1);
-  threads::SetRunnableHook(nullptr);
+  // The cap on a call's team: the library pool's alone.
+  HookScope hook(nullptr);
+  threads::SetFreeCoresHook(NoCoreFree);
+  EXPECT_EQ(threads::TeamOnPool(nullptr, 4), 1u);
+  ThreadExecutor host;
+  EXPECT_EQ(threads::TeamOnPool(&host, 4), 4u);
+  threads::SetFreeCoresHook([]() -> size_t { return 2; });
+  EXPECT_EQ(threads::TeamOnPool(nullptr, 4), 3u);
+  EXPECT_EQ(threads::TeamOnPool(nullptr, 2), 2u);
 }
 
 #if defined(__linux__)
@@ -866,7 +879,9 @@ TEST(Threads, BusyThreadsOnEveryCoreLeaveNoCoreFree) {
     });
   }
   while (spinning.load() < cores) std::this_thread::yield();
+  threads::SetFreeCoresHook(nullptr);  // counted from the system
   const size_t free = threads::FreeCores();
+  threads::SetFreeCoresHook(AllCoresFree);
   stop = true;
   for (std::thread& t : busy) t.join();
   EXPECT_EQ(free, 0u);
