@@ -219,7 +219,8 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_ex16(
  * logits + i * row_stride (row_stride >= vocab floats). results[i] gets the
  * row's status, id and logprob; a bad row does not stop the others, and
  * exactsample_sampler_row_error gives its message. threads <= 0: the
- * hardware's thread count. Returns EXACTSAMPLE_OK when every row was sampled, else the
+ * hardware's thread count; on the library pool no more than the cores no
+ * other runnable thread holds at the call. Returns EXACTSAMPLE_OK when every row was sampled, else the
  * first failing row's status (or INVALID_ARGUMENT for bad arguments). */
 EXACTSAMPLE_API exactsample_status exactsample_sample_batch(
     exactsample_sampler* sampler, const float* logits, size_t rows,
