@@ -4,8 +4,9 @@ exactsample.sample_batch(..., output="numpy") over the C++ calls they wrap.
 
 Calls alternate on the same f32 rows: the module's call timed from Python
 (time.perf_counter_ns around the call) and the C++ call timed inside the
-same process (build/python/_exactsample_probe, steady_clock around
-sample(), Sequence::sample() or sample_batch()), both with generators from
+same process (exactsample.testing's probes, steady_clock around
+sample(), Sequence::sample() or sample_batch() on the module's own copy of
+the library, so both calls share one thread pool), both with generators from
 the same seeds, so each pair does the same work (the two sequences append
 the same tokens, the two batches draw the same ids); which of the two goes
 first alternates, so that the cache state a call starts from favours
@@ -23,7 +24,6 @@ import time
 import numpy as np
 
 import exactsample as xs
-import _exactsample_probe
 
 
 def paired(module_call, cpp_call, iters):
@@ -58,6 +58,11 @@ def main():
     ap.add_argument("--threads", type=int, default=0,
                     help="threads of the batch calls (0: the hardware's)")
     args = ap.parse_args()
+    for name in ("vocab", "iters", "rows"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name} {getattr(args, name)}: at least 1")
+    if args.threads < 0:
+        ap.error(f"--threads {args.threads}: 0 (the hardware's) or more")
 
     # Rows like the standard one: N(0, 1.5^2) with 20 ids raised by 8 to 14.
     gen = np.random.default_rng(args.seed)
@@ -73,11 +78,11 @@ def main():
 
     params = xs.SamplingParams()  # plain: temperature 1
     rng = xs.stream(args.seed)
-    probe = _exactsample_probe.Probe(args.seed)
+    probe = xs.testing.Probe(args.seed)
     seq = xs.Sequence(args.vocab, params, seed=args.seed)
-    seq_probe = _exactsample_probe.SequenceProbe(args.vocab, args.seed)
+    seq_probe = xs.testing.SequenceProbe(args.vocab, args.seed)
     batch_rngs = [xs.stream(args.seed + i) for i in range(args.rows)]
-    batch_probe = _exactsample_probe.BatchProbe(args.rows, args.seed)
+    batch_probe = xs.testing.BatchProbe(args.rows, args.seed)
     pairs = {
         "exactsample.sample": ("C++ sample()", lambda: xs.sample(row, params, rng),
                                lambda: probe.sample_ns(row)),

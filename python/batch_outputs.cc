@@ -51,13 +51,16 @@ BatchArrays Arrays(const std::vector<xs::Result<xs::Token>>& results, size_t top
   const std::vector<py::ssize_t> shape{n, columns};
   py::array_t<int32_t> ids(n), top_ids(shape);
   py::array_t<double> logprobs(n), processed(n), top_logprobs(shape);
-  py::array_t<int64_t> ranks(rank ? n : 0);
+  // Made only when asked for: a numpy array costs a microsecond or more
+  // after a call that streamed the rows through the caches.
+  py::object ranks = rank ? py::object(py::array_t<int64_t>(n)) : py::none();
   py::array_t<int8_t> status(n);
   BatchArrays out;
   int32_t* id = ids.mutable_data();
   double* logprob = logprobs.mutable_data();
   double* processed_logprob = processed.mutable_data();
-  int64_t* row_rank = ranks.mutable_data();
+  int64_t* row_rank =
+      rank ? py::reinterpret_borrow<py::array_t<int64_t>>(ranks).mutable_data() : nullptr;
   int32_t* top_id = top_ids.mutable_data();
   double* top_logprob = top_logprobs.mutable_data();
   int8_t* row_status = status.mutable_data();
@@ -80,7 +83,7 @@ BatchArrays Arrays(const std::vector<xs::Result<xs::Token>>& results, size_t top
   out.ids = std::move(ids);
   out.logprobs = std::move(logprobs);
   out.processed_logprobs = std::move(processed);
-  out.ranks = rank ? py::object(std::move(ranks)) : py::none();
+  out.ranks = std::move(ranks);
   out.top_ids = std::move(top_ids);
   out.top_logprobs = std::move(top_logprobs);
   out.status = std::move(status);

@@ -253,7 +253,7 @@ struct Ids {
   std::vector<int32_t> copy;
 };
 
-Ids ReadIds(py::handle obj, std::string_view name, ssize_t vocab) {
+Ids ReadIds(py::handle obj, std::string_view name, ssize_t vocab, ssize_t row = -1) {
   Ids r;
   if (obj.is_none()) return r;
   if (py::isinstance<py::array_t<int32_t, 0>>(obj)) {
@@ -265,7 +265,10 @@ Ids ReadIds(py::handle obj, std::string_view name, ssize_t vocab) {
       return r;
     }
   }
-  const std::string field(name);  // made here: the calls above are the common ones
+  // Made here: the calls above are the common ones. A batch's row is named
+  // with its index ("prompts[2]").
+  const std::string field =
+      std::string(name) + (row < 0 ? "" : "[" + std::to_string(row) + "]");
   // Text and bytes iterate, but hold no ids.
   if (!py::isinstance<py::iterable>(obj) || py::isinstance<py::str>(obj) ||
       PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr())) {
@@ -496,17 +499,25 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
   std::unordered_set<const xs::Pcg32*> seen;
   seen.reserve(static_cast<size_t>(n));
   size_t top_n = 0;  // the columns of output="numpy"'s top-N arrays
+  // One SamplingParams (or None) for every row is cast once.
+  const bool shared_params = params.is_none() || !py::isinstance<py::sequence>(params);
+  const xs::SamplingParams* const all_params =
+      shared_params && !params.is_none() ? params.cast<const xs::SamplingParams*>() : nullptr;
   for (ssize_t i = 0; i < n; ++i) {
-    const std::string at = "[" + std::to_string(i) + "]";
-    const py::object p = PerRow(params, i, n, "params", true);
-    const auto* row_params = p.is_none() ? nullptr : p.cast<const xs::SamplingParams*>();
-    ids.push_back(ReadIds(PerRow(prompts, i, n, "prompts", false), "prompts" + at, block.vocab));
-    ids.push_back(ReadIds(PerRow(generated, i, n, "generated", false), "generated" + at,
-                          block.vocab));
-    auto* rng = &exactsample_python::ListedGenerator(PerRow(rngs, i, n, "rngs", false), "rngs", at);
+    const xs::SamplingParams* row_params = all_params;
+    if (!shared_params) {
+      const py::object p = PerRow(params, i, n, "params", true);
+      row_params = p.is_none() ? nullptr : p.cast<const xs::SamplingParams*>();
+    }
+    ids.push_back(ReadIds(PerRow(prompts, i, n, "prompts", false), "prompts", block.vocab, i));
+    ids.push_back(ReadIds(PerRow(generated, i, n, "generated", false), "generated", block.vocab,
+                          i));
+    auto* rng = &exactsample_python::ListedGenerator(PerRow(rngs, i, n, "rngs", false), "rngs",
+                                                     static_cast<size_t>(i));
     if (!seen.insert(rng).second) {
       Raise(xs::ErrorCode::invalid_parameter, "rngs",
-            "rngs" + at + ": the same generator as an earlier row; each row needs its own");
+            "rngs[" + std::to_string(i) +
+                "]: the same generator as an earlier row; each row needs its own");
     }
     const Features& f = features.emplace_back([&] {
       try {
@@ -666,12 +677,15 @@ void GeneratorInUse(const std::string& field, const std::string& at) {
                      "call at a time: give each thread its own)");
 }
 
-xs::Pcg32& ListedGenerator(py::handle obj, const std::string& field, const std::string& at) {
-  if (!py::isinstance<xs::Pcg32>(obj)) {
+xs::Pcg32& ListedGenerator(py::handle obj, const char* field, size_t row) {
+  // One type lookup: a batch reads a generator per row.
+  py::detail::make_caster<xs::Pcg32> caster;
+  if (!caster.load(obj, false)) {
     Raise(xs::ErrorCode::invalid_parameter, field,
-          field + at + ": " + TypeName(obj) + " is not a generator (exactsample.Pcg32)");
+          std::string(field) + "[" + std::to_string(row) + "]: " + TypeName(obj) +
+              " is not a generator (exactsample.Pcg32)");
   }
-  return obj.cast<xs::Pcg32&>();
+  return py::detail::cast_op<xs::Pcg32&>(caster);
 }
 
 void ThrowSampleError(const xs::Error& error) { throw SampleErrorThrow{error}; }
@@ -861,7 +875,9 @@ PYBIND11_MODULE(_exactsample, m) {
       "the first logit from: the caller's buffer, or a copy's for strided input.");
 
   py::module_ testing = m.def_submodule(
-      "testing", "For audits, tests and benchmarks: process-wide target forcing.");
+      "testing",
+      "For audits, tests and benchmarks: process-wide target forcing, the C++ calls\n"
+      "bench/python_overhead.py times beside the module's.");
   testing.def(
       "force_target",
       [](std::string_view name) {
@@ -876,4 +892,5 @@ PYBIND11_MODULE(_exactsample, m) {
       "fn() runs once inside the next sample or sample_batch call, after the library\n"
       "returned and before the call hands out its tokens (its generators still in use):\n"
       "for testing an interrupt or another call arriving there. None clears it.");
+  exactsample_python::RegisterOverheadProbes(testing);
 }

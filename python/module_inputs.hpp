@@ -44,10 +44,10 @@ xs::SampleOptions ReadOptions(std::string_view engine, bool logprob, bool rank);
 // The top-N columns a row with these parameters fills in output="numpy".
 size_t TopColumns(const xs::SamplingParams& params);
 
-// Entry `at` ("[i]") of a call's list of generators `field`, or a
-// SampleError naming it; and the error for a generator another call is
+// Entry `row` of a call's list of generators `field`, or a SampleError
+// naming it ("rngs[2]"); and the error for a generator another call is
 // using (python/call_guard.hpp marks them).
-xs::Pcg32& ListedGenerator(py::handle obj, const std::string& field, const std::string& at);
+xs::Pcg32& ListedGenerator(py::handle obj, const char* field, size_t row);
 [[noreturn]] void GeneratorInUse(const std::string& field, const std::string& at = "");
 
 // Raises `error` as an exactsample.SampleError.
@@ -69,5 +69,8 @@ void RegisterSequence(py::module_& m);
 // Registers distribution, verify, verify_batch and Verified
 // (python/speculative_module.cc), after Token.
 void RegisterSpeculative(py::module_& m);
+// Registers the C++ calls bench/python_overhead.py times beside the
+// module's (python/overhead_probe.cc) on exactsample.testing.
+void RegisterOverheadProbes(py::module_& testing);
 
 }  // namespace exactsample_python

@@ -1,6 +1,9 @@
-// _exactsample_probe: the C++ calls that exactsample.sample,
+// exactsample.testing's probes: the C++ calls that exactsample.sample,
 // exactsample.Sequence.sample and exactsample.sample_batch wrap, timed
-// inside the Python process, for bench/python_overhead.py. Not installed.
+// inside the Python process, for bench/python_overhead.py. They live in the
+// module itself so that both calls of a pair run on the same copy of the
+// library: a second statically linked copy would bring its own thread pool,
+// whose spinning worker takes a core from the other copy's batch.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -13,10 +16,9 @@
 #include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
 #include "exactsample/sequence.hpp"
+#include "module_inputs.hpp"
 
-namespace py = pybind11;
-namespace xs = exactsample;
-
+namespace exactsample_python {
 namespace {
 
 // One request generator and workspace, as the module keeps per thread.
@@ -103,14 +105,16 @@ class BatchProbe {
 
 }  // namespace
 
-PYBIND11_MODULE(_exactsample_probe, m) {
-  py::class_<Probe>(m, "Probe")
+void RegisterOverheadProbes(py::module_& testing) {
+  py::class_<Probe>(testing, "Probe")
       .def(py::init<uint64_t>(), py::arg("seed"))
       .def("sample_ns", &Probe::SampleNs, py::arg("row"));
-  py::class_<SequenceProbe>(m, "SequenceProbe")
+  py::class_<SequenceProbe>(testing, "SequenceProbe")
       .def(py::init<size_t, uint64_t>(), py::arg("vocab"), py::arg("seed"))
       .def("sample_ns", &SequenceProbe::SampleNs, py::arg("row"));
-  py::class_<BatchProbe>(m, "BatchProbe")
+  py::class_<BatchProbe>(testing, "BatchProbe")
       .def(py::init<size_t, uint64_t>(), py::arg("rows"), py::arg("seed"))
       .def("sample_ns", &BatchProbe::SampleNs, py::arg("rows"), py::arg("threads"));
 }
+
+}  // namespace exactsample_python

@@ -145,7 +145,7 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
         targets[i], drafts[i], draft_ids[i], ParamsAt(params, i, n, "params"),
         ParamsAt(draft_params, i, n, "draft_params"), Nth(prompts, i, n, "prompts"),
         Nth(generated, i, n, "generated"), none, none, none, none));
-    gens.push_back(&ListedGenerator(rngs[i], "rngs", "[" + std::to_string(i) + "]"));
+    gens.push_back(&ListedGenerator(rngs[i], "rngs", i));
   }
   // Every generator marked for the call: all of them advance, or none.
   xs::python::CallGuard guard;
