@@ -44,52 +44,6 @@ py::list TokenList(const std::vector<xs::Result<xs::Token>>& results) {
   return out;
 }
 
-BatchArrays Arrays(const std::vector<xs::Result<xs::Token>>& results, size_t top_n,
-                   bool rank) {
-  const auto n = static_cast<py::ssize_t>(results.size());
-  const auto columns = static_cast<py::ssize_t>(top_n);
-  const std::vector<py::ssize_t> shape{n, columns};
-  py::array_t<int32_t> ids(n), top_ids(shape);
-  py::array_t<double> logprobs(n), processed(n), top_logprobs(shape);
-  // Made only when asked for: a numpy array costs a microsecond or more
-  // after a call that streamed the rows through the caches.
-  py::object ranks = rank ? py::object(py::array_t<int64_t>(n)) : py::none();
-  py::array_t<int8_t> status(n);
-  BatchArrays out;
-  int32_t* id = ids.mutable_data();
-  double* logprob = logprobs.mutable_data();
-  double* processed_logprob = processed.mutable_data();
-  int64_t* row_rank =
-      rank ? py::reinterpret_borrow<py::array_t<int64_t>>(ranks).mutable_data() : nullptr;
-  int32_t* top_id = top_ids.mutable_data();
-  double* top_logprob = top_logprobs.mutable_data();
-  int8_t* row_status = status.mutable_data();
-  const xs::Token none{-1, NAN, NAN};  // what a bad row's entries hold
-  for (size_t i = 0; i < results.size(); ++i) {
-    const xs::Result<xs::Token>& r = results[i];
-    row_status[i] = Status(r);
-    const xs::Token& t = r ? *r : none;
-    if (!r) out.errors[py::int_(i)] = SampleErrorValue(r.error());
-    id[i] = t.id;
-    logprob[i] = t.logprob;
-    processed_logprob[i] = t.processed_logprob;
-    if (rank) row_rank[i] = t.rank;
-    for (size_t j = 0; j < top_n; ++j) {
-      const bool listed = j < t.top_count;
-      top_id[i * top_n + j] = listed ? t.top[j].id : -1;
-      top_logprob[i * top_n + j] = listed ? t.top[j].logprob : -INFINITY;
-    }
-  }
-  out.ids = std::move(ids);
-  out.logprobs = std::move(logprobs);
-  out.processed_logprobs = std::move(processed);
-  out.ranks = std::move(ranks);
-  out.top_ids = std::move(top_ids);
-  out.top_logprobs = std::move(top_logprobs);
-  out.status = std::move(status);
-  return out;
-}
-
 void ToTorch(BatchArrays& a) {
   const py::object from_numpy = py::module_::import("torch").attr("from_numpy");
   for (py::object* field : {&a.ids, &a.logprobs, &a.processed_logprobs, &a.ranks, &a.top_ids,
@@ -119,12 +73,58 @@ Output ReadOutput(std::string_view output) {
                         ": use \"tokens\" (a list of Token), \"numpy\" or \"torch\" (arrays)"});
 }
 
-py::object BatchResults(const std::vector<xs::Result<xs::Token>>& results, Output output,
-                        size_t top_n, bool rank) {
-  if (output == Output::tokens) return TokenList(results);
-  BatchArrays arrays = Arrays(results, top_n, rank);
-  if (output == Output::torch) ToTorch(arrays);
-  return py::cast(std::move(arrays));
+BatchOutput::BatchOutput(Output output, size_t rows, size_t top_n, bool rank)
+    : output_(output), top_n_(top_n) {
+  if (output == Output::tokens) return;
+  const auto n = static_cast<py::ssize_t>(rows);
+  const std::vector<py::ssize_t> shape{n, static_cast<py::ssize_t>(top_n)};
+  py::array_t<int32_t> ids(n), top_ids(shape);
+  py::array_t<double> logprobs(n), processed(n), top_logprobs(shape);
+  py::array_t<int8_t> status(n);
+  ids_ = ids.mutable_data();
+  logprobs_ = logprobs.mutable_data();
+  processed_ = processed.mutable_data();
+  top_ids_ = top_ids.mutable_data();
+  top_logprobs_ = top_logprobs.mutable_data();
+  status_ = status.mutable_data();
+  BatchArrays a;
+  if (rank) {
+    py::array_t<int64_t> ranks(n);
+    ranks_ = ranks.mutable_data();
+    a.ranks = std::move(ranks);
+  } else {
+    a.ranks = py::none();
+  }
+  a.ids = std::move(ids);
+  a.logprobs = std::move(logprobs);
+  a.processed_logprobs = std::move(processed);
+  a.top_ids = std::move(top_ids);
+  a.top_logprobs = std::move(top_logprobs);
+  a.status = std::move(status);
+  errors_ = a.errors;
+  if (output == Output::torch) ToTorch(a);
+  arrays_ = py::cast(std::move(a));
+}
+
+py::object BatchOutput::Fill(const std::vector<xs::Result<xs::Token>>& results) {
+  if (output_ == Output::tokens) return TokenList(results);
+  const xs::Token none{-1, NAN, NAN};  // what a bad row's entries hold
+  for (size_t i = 0; i < results.size(); ++i) {
+    const xs::Result<xs::Token>& r = results[i];
+    status_[i] = Status(r);
+    const xs::Token& t = r ? *r : none;
+    if (!r) errors_[py::int_(i)] = SampleErrorValue(r.error());
+    ids_[i] = t.id;
+    logprobs_[i] = t.logprob;
+    processed_[i] = t.processed_logprob;
+    if (ranks_ != nullptr) ranks_[i] = t.rank;
+    for (size_t j = 0; j < top_n_; ++j) {
+      const bool listed = j < t.top_count;
+      top_ids_[i * top_n_ + j] = listed ? t.top[j].id : -1;
+      top_logprobs_[i * top_n_ + j] = listed ? t.top[j].logprob : -INFINITY;
+    }
+  }
+  return arrays_;
 }
 
 void RegisterBatchArrays(py::module_& m) {

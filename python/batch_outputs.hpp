@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -23,10 +24,32 @@ enum class Output { tokens, numpy, torch };
 // so that a bad value or a torch that cannot be imported takes no draw.
 Output ReadOutput(std::string_view output);
 
-// The results as `output` asks: top_n columns of top-N arrays (the most
-// any row asked for), the ranks when `rank`.
-py::object BatchResults(const std::vector<xs::Result<xs::Token>>& results, Output output,
-                        size_t top_n, bool rank);
+// One batch call's outputs as `output` asks, made before sampling and
+// filled after it: a batch at a large V streams megabytes through the
+// caches, after which each Python object the call makes misses them (the
+// arrays of 8 rows took 10 to 20 us made after a V = 128256 batch).
+class BatchOutput {
+ public:
+  // `rows` rows; top_n columns of top-N arrays (the most any row asked
+  // for); the ranks when `rank`. Tokens are made by Fill.
+  BatchOutput(Output output, size_t rows, size_t top_n, bool rank);
+  // The outputs of `results` (one per row).
+  py::object Fill(const std::vector<xs::Result<xs::Token>>& results);
+
+ private:
+  Output output_;
+  size_t top_n_;
+  py::object arrays_;  // the BatchArrays, for output="numpy" or "torch"
+  py::dict errors_;    // its errors
+  // Its arrays' memory (a torch tensor shares its numpy array's).
+  int32_t* ids_ = nullptr;
+  double* logprobs_ = nullptr;
+  double* processed_ = nullptr;
+  int64_t* ranks_ = nullptr;  // null without rank
+  int32_t* top_ids_ = nullptr;
+  double* top_logprobs_ = nullptr;
+  int8_t* status_ = nullptr;
+};
 
 // Registers exactsample.BatchArrays (after Token).
 void RegisterBatchArrays(py::module_& m);

@@ -545,6 +545,7 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
       exactsample_python::GeneratorInUse("rngs", "[" + std::to_string(i) + "]");
     }
   }
+  exactsample_python::BatchOutput outputs(form, static_cast<size_t>(n), top_n, rank);
   thread_local xs::BatchWorkspace workspace;
   std::vector<xs::Result<xs::Token>> results;
   {
@@ -552,7 +553,7 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
     xs::sample_batch(batch, results, workspace, options, threads);
   }
   xs::python::BeforeCommit();
-  py::object out = exactsample_python::BatchResults(results, form, top_n, rank);
+  py::object out = outputs.Fill(results);
   for (size_t i = 0; i < results.size(); ++i) *owners[i] = local[i];  // cannot fail
   return out;
 }

@@ -344,6 +344,7 @@ py::object SampleBatchSequences(py::sequence sequences, py::handle rows, py::han
     seqs.push_back(&wrapped[i]->seq);
     top_n = std::max(top_n, TopColumns(row_params[i] ? *row_params[i] : seqs[i]->params()));
   }
+  BatchOutput outputs(form, n, top_n, rank);
   thread_local xs::BatchWorkspace workspace;
   std::vector<xs::Result<xs::Token>> results;
   std::vector<Saved> before;
@@ -358,7 +359,7 @@ py::object SampleBatchSequences(py::sequence sequences, py::handle rows, py::han
       if (results[i]) Unwrap(seqs[i]->accept(results[i]->id));
     }
   }
-  return BatchResults(results, form, top_n, rank);
+  return outputs.Fill(results);
 }
 
 constexpr const char* kSequenceDoc =
