@@ -499,15 +499,15 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
   std::unordered_set<const xs::Pcg32*> seen;
   seen.reserve(static_cast<size_t>(n));
   size_t top_n = 0;  // the columns of output="numpy"'s top-N arrays
-  // One SamplingParams (or None) for every row is cast once.
-  const bool shared_params = params.is_none() || !py::isinstance<py::sequence>(params);
-  const xs::SamplingParams* const all_params =
-      shared_params && !params.is_none() ? params.cast<const xs::SamplingParams*>() : nullptr;
+  // A params object is cast again only when the row's is another (a shared
+  // one once); held, so that row_params stays valid.
+  py::object params_read;
+  const xs::SamplingParams* row_params = nullptr;
   for (ssize_t i = 0; i < n; ++i) {
-    const xs::SamplingParams* row_params = all_params;
-    if (!shared_params) {
-      const py::object p = PerRow(params, i, n, "params", true);
+    py::object p = PerRow(params, i, n, "params", true);
+    if (!p.is(params_read)) {
       row_params = p.is_none() ? nullptr : p.cast<const xs::SamplingParams*>();
+      params_read = std::move(p);
     }
     ids.push_back(ReadIds(PerRow(prompts, i, n, "prompts", false), "prompts", block.vocab, i));
     ids.push_back(ReadIds(PerRow(generated, i, n, "generated", false), "generated", block.vocab,

@@ -1,7 +1,7 @@
 """bench/python_overhead.py on small runs: a median pair and a paired
 overhead for each of the three APIs, timed against exactsample.testing's
 probes (the C++ calls on the module's own copy of the library); bad usage
-exits 2 and names the option."""
+exits 2 and names the option; the probes refuse bad rows by name."""
 
 import os
 import re
@@ -57,3 +57,22 @@ def test_probes_sample_rows_and_refuse_a_wrong_block():
         assert "one row per generator" in str(e)
     else:
         raise AssertionError("a block of 3 rows for 2 generators was taken")
+
+
+def test_probes_name_what_they_refuse_and_sample_after():
+    bad = np.zeros(8, np.float32)
+    bad[3] = np.nan
+    good = np.zeros(8, np.float32)
+    probe = xs.testing.Probe(1)
+    seq = xs.testing.SequenceProbe(8, 1)
+    for call, words in ((lambda: probe.sample_ns(bad), "logits[3] = nan"),
+                        (lambda: seq.sample_ns(bad), "logits[3] = nan"),
+                        (lambda: seq.sample_ns(np.zeros(9, np.float32)), "V = 9"),
+                        (lambda: xs.testing.SequenceProbe(0, 1), "vocab = 0")):
+        try:
+            call()
+        except ValueError as e:
+            assert words in str(e), (words, str(e))
+        else:
+            raise AssertionError(f"{words}: taken")
+    assert probe.sample_ns(good) > 0 and seq.sample_ns(good) > 0
