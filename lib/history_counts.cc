@@ -1,5 +1,7 @@
 #include "lib/history_counts.hpp"
 
+#include <limits>
+
 namespace exactsample::detail {
 
 void HistoryCounts::Change(int32_t id, int repetition, int generated) {
@@ -26,13 +28,22 @@ void HistoryCounts::Change(int32_t id, int repetition, int generated) {
   if (vocab_ / kDenseShare > 0 && distinct_ > vocab_ / kDenseShare) MakeDense();
 }
 
+namespace {
+
+constexpr uint32_t kMaxCode = std::numeric_limits<int32_t>::max();
+
+}  // namespace
+
 void HistoryCounts::ChangeDense(int32_t id, int repetition, int generated) {
   const auto i = static_cast<size_t>(id);
   const bool was = repetition_[i] != 0 || generated_[i] != 0;
+  const bool was_oversized = generated_[i] > kMaxCode;
   repetition_[i] += static_cast<uint32_t>(repetition);
   generated_[i] += static_cast<uint32_t>(generated);
   const bool is = repetition_[i] != 0 || generated_[i] != 0;
-  code_[i] = is ? generated_[i] + 1 : 0;
+  const bool is_oversized = generated_[i] > kMaxCode;
+  code_[i] = is && !is_oversized ? static_cast<int32_t>(generated_[i]) : -1;
+  if (is_oversized != was_oversized) oversized_ = is_oversized ? oversized_ + 1 : oversized_ - 1;
   if (was != is) {
     present_[i / 64] ^= uint64_t{1} << (i % 64);
     distinct_ = is ? distinct_ + 1 : distinct_ - 1;
@@ -42,13 +53,14 @@ void HistoryCounts::ChangeDense(int32_t id, int repetition, int generated) {
 void HistoryCounts::MakeDense() {
   repetition_.assign(vocab_, 0);
   generated_.assign(vocab_, 0);
-  code_.assign(vocab_, 0);
+  code_.assign(vocab_, -1);
   present_.assign((vocab_ + 63) / 64, 0);
   for (const Entry& e : entries_) {
     const auto i = static_cast<size_t>(e.id);
     repetition_[i] = e.repetition;
     generated_[i] = e.generated;
-    code_[i] = e.generated + 1;
+    code_[i] = e.generated > kMaxCode ? -1 : static_cast<int32_t>(e.generated);
+    oversized_ += e.generated > kMaxCode;
     present_[i / 64] |= uint64_t{1} << (i % 64);
   }
   entries_ = {};
@@ -65,6 +77,7 @@ void HistoryCounts::Clear() {
   present_ = {};
   dense_ = false;
   distinct_ = 0;
+  oversized_ = 0;
   generated_total_ = 0;
 }
 
@@ -84,6 +97,7 @@ void HistoryCounts::CopyEntries(const HistoryCounts& from) {
   vocab_ = from.vocab_;
   dense_ = from.dense_;
   distinct_ = from.distinct_;
+  oversized_ = from.oversized_;
   generated_total_ = from.generated_total_;
 }
 

@@ -34,10 +34,10 @@ class HistoryCounts {
       }
     }
   }
-  // The dense form's twins::Penalties codes, one per id (0: not in the
-  // window, else 1 + its generated count), for a pass over the row; null
-  // when few ids.
-  const uint32_t* codes() const { return dense_ ? code_.data() : nullptr; }
+  // The dense form's twins::PenaltyCodes codes, one per id (-1: not in the
+  // window, else its generated count), for a pass over the row; null when
+  // few ids, or when a count is past a code's INT32_MAX.
+  const int32_t* codes() const { return dense_ && oversized_ == 0 ? code_.data() : nullptr; }
   bool empty() const { return distinct_ == 0; }
   // Tokens in the generated window (0: presence and frequency change nothing).
   uint64_t generated_total() const { return generated_total_; }
@@ -70,9 +70,11 @@ class HistoryCounts {
   bool dense_ = false;
   std::vector<Entry> entries_;
   std::unordered_map<int32_t, uint32_t> index_;  // id -> its entry
-  std::vector<uint32_t> repetition_, generated_, code_;
+  std::vector<uint32_t> repetition_, generated_;
+  std::vector<int32_t> code_;
   std::vector<uint64_t> present_;
   size_t distinct_ = 0;
+  size_t oversized_ = 0;  // ids whose generated count is past INT32_MAX
   uint64_t generated_total_ = 0;
 };
 

@@ -73,10 +73,12 @@ WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out
   // Lanes that saw only values below +inf (false for NaN and +inf).
   auto ok = hn::Eq(max0, max0);
   const twins::Penalties p = kPenalized ? penalties->p : twins::Penalties{};
-  const uint32_t* const code = kPenalized ? penalties->code : nullptr;
+  const int32_t* const code = kPenalized ? penalties->code : nullptr;
   const auto load = [&](size_t at) {
     auto v = LoadWidened<t>(d, x + at);
-    ok = hn::And(ok, hn::Lt(v, inf));
+    // A penalised NaN or +inf stays one, so unless a mask hides x the
+    // check after penalties covers it.
+    if constexpr (kMasked || !kPenalized) ok = hn::And(ok, hn::Lt(v, inf));
     if constexpr (kWiden) {
       if constexpr (kMasked) v = hn::IfThenElse(AllowedLanes(d, allowed, at), v, minus_inf);
       if constexpr (kPenalized) {

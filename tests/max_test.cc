@@ -125,12 +125,13 @@ TEST_P(MaxTest, MaskedWidenMaxMatchesTwin) {
 
 // Penalty codes (twins::PenaltyCodes) for n ids: each in the window with
 // probability `share`, with a generated count of 0 to 3, or now and then a
-// large one.
-std::vector<uint32_t> RandomCodes(size_t n, double share, test::SplitMix& rng) {
-  std::vector<uint32_t> codes(n, 0);
-  for (uint32_t& c : codes) {
+// large one (up to INT32_MAX, the largest code).
+std::vector<int32_t> RandomCodes(size_t n, double share, test::SplitMix& rng) {
+  std::vector<int32_t> codes(n, -1);
+  for (int32_t& c : codes) {
     if (static_cast<double>(rng() >> 11) * 0x1p-53 >= share) continue;
-    c = 1 + (rng() % 64 == 0 ? static_cast<uint32_t>(rng() >> 40) : static_cast<uint32_t>(rng() % 4));
+    const uint64_t large = rng() % 8 == 0 ? INT32_MAX : rng() >> 41;
+    c = static_cast<int32_t>(rng() % 64 == 0 ? large : rng() % 4);
   }
   return codes;
 }
@@ -145,13 +146,13 @@ const twins::Penalties kPenalties[] = {
 // A row's twin result against the definition of steps 2 and 3 (the spec's
 // operations written out here).
 void CheckPenalizedTwin(const std::vector<double>& before, const std::vector<double>& after,
-                        const std::vector<uint32_t>& codes, const twins::Penalties& p,
+                        const std::vector<int32_t>& codes, const twins::Penalties& p,
                         const std::string& what) {
   for (size_t i = 0; i < before.size(); ++i) {
     double want = before[i];
-    if (codes[i] != 0) {
+    if (codes[i] >= 0) {
       want = want > 0 ? want / p.repetition : want * p.repetition;
-      const uint32_t count = codes[i] - 1;
+      const int32_t count = codes[i];
       if (count > 0) want = want - p.frequency * static_cast<double>(count) - p.presence;
     }
     if (std::isnan(want)) {
@@ -175,7 +176,7 @@ TEST_P(MaxTest, PenaltiesMatchTwins) {
         if (n > 5000 && share != 0.25) continue;
         const std::string what = "n = " + std::to_string(n) + ", penalties " + std::to_string(k) +
                                  ", share " + std::to_string(share);
-        const std::vector<uint32_t> codes = RandomCodes(n, share, rng);
+        const std::vector<int32_t> codes = RandomCodes(n, share, rng);
         const twins::PenaltyCodes pc{codes.data(), p};
         std::vector<float> x = NormalRowF32(n, rng);
         for (size_t j = 0; j < 3; ++j) {

@@ -468,9 +468,45 @@ TEST(Sequence, ABatchHelpersCopyOfTheCountsIsTheSame) {
     ASSERT_EQ(counts.codes() != nullptr, distinct > vocab / 64) << "the form under test";
     if (counts.codes() != nullptr) {
       EXPECT_TRUE(std::equal(counts.codes(), counts.codes() + vocab, copy.codes()));
-      for (const auto& [id, r, g] : want) ASSERT_EQ(counts.codes()[id], g + 1) << id;
+      for (const auto& [id, r, g] : want) ASSERT_EQ(counts.codes()[id], g) << id;
+      const auto in_window = static_cast<size_t>(
+          std::count_if(counts.codes(), counts.codes() + vocab, [](int32_t c) { return c >= 0; }));
+      ASSERT_EQ(in_window, want.size());
     }
   }
+}
+
+// A generated count past INT32_MAX has no code: the dense form then hands
+// out none (the engines visit the ids instead) until the count is back.
+TEST(Sequence, ACountPastTheLargestCodeTurnsTheCodesOff) {
+  const size_t vocab = 640;
+  detail::HistoryCounts counts(vocab);
+  for (int32_t id = 0; id < 20; ++id) counts.Repetition(id, +1);
+  ASSERT_NE(counts.codes(), nullptr) << "the dense form under test";
+  counts.Generated(7, INT32_MAX);
+  ASSERT_NE(counts.codes(), nullptr);
+  EXPECT_EQ(counts.codes()[7], INT32_MAX);
+  counts.Generated(7, +1);
+  EXPECT_EQ(counts.codes(), nullptr);
+  detail::HistoryCounts copy;
+  copy.CopyEntries(counts);
+  EXPECT_EQ(copy.codes(), nullptr);
+  uint32_t seen = 0;
+  counts.ForEach([&](int32_t id, uint32_t, uint32_t g) { seen = id == 7 ? g : seen; });
+  EXPECT_EQ(seen, uint32_t{INT32_MAX} + 1);
+  counts.Generated(7, -1);
+  ASSERT_NE(counts.codes(), nullptr);
+  EXPECT_EQ(counts.codes()[7], INT32_MAX);
+  EXPECT_EQ(counts.codes()[30], -1);
+  // Past it before the counts turn dense.
+  detail::HistoryCounts early(vocab);
+  early.Generated(7, INT32_MAX);
+  early.Generated(7, +1);
+  for (int32_t id = 0; id < 20; ++id) early.Repetition(id, +1);
+  EXPECT_EQ(early.codes(), nullptr);
+  early.Generated(7, -1);
+  ASSERT_NE(early.codes(), nullptr) << "the dense form under test";
+  EXPECT_EQ(early.codes()[7], INT32_MAX);
 }
 
 TEST(Sequence, ASequenceGivenTwoRowsOfABatchIsRefusedForTheSecond) {

@@ -425,8 +425,8 @@ TEST(Threads, TheWideningMaxPassSplitTakesAHeldPieceOver) {
   std::vector<uint32_t> bits((n + 31) / 32);
   for (size_t w = 0; w < bits.size(); ++w) bits[w] = static_cast<uint32_t>(w * 2654435761u) | 1u;
   for (size_t i = pieces.Begin(5); i < pieces.Begin(6); ++i) bits[i / 32] &= ~(1u << (i % 32));
-  std::vector<uint32_t> codes(n, 0);
-  for (size_t i = 0; i < n; i += 7) codes[i] = 1 + static_cast<uint32_t>(i % 5);
+  std::vector<int32_t> codes(n, -1);
+  for (size_t i = 0; i < n; i += 7) codes[i] = static_cast<int32_t>(i % 5);
   const twins::Penalties p{1.3, 0.4, 0.25};
   const simd::PenaltyCodes penalty_codes{codes.data(), p};
   struct Variant {

@@ -7,7 +7,7 @@ namespace exactsample::twins {
 PenaltyResult Penalize(double* l, size_t n, const PenaltyCodes& codes) {
   PenaltyResult r{-INFINITY, false};
   for (size_t i = 0; i < n; ++i) {
-    if (codes.code[i] != 0) l[i] = Penalized(l[i], codes.code[i] - 1, codes.p);
+    if (codes.code[i] >= 0) l[i] = Penalized(l[i], static_cast<uint64_t>(codes.code[i]), codes.p);
     r.bad |= !(l[i] < INFINITY);
     r.max = std::max(r.max, l[i]);
   }

@@ -32,12 +32,13 @@ inline double Penalized(double v, uint64_t generated, const Penalties& p) {
                 repeated - p.frequency * static_cast<double>(generated) - p.presence, repeated);
 }
 
-// The window of a Sequence as one code per id: 0 for an id outside it,
-// else 1 + the id's generated count in it, for a pass over the whole row.
+// The window of a Sequence as one code per id: -1 for an id outside it,
+// else the id's generated count in it (at most INT32_MAX), for a pass over
+// the whole row.
 // The parameters' additive penalties are +0 when they are off (so that
 // subtracting them changes nothing, -0.0 included).
 struct PenaltyCodes {
-  const uint32_t* code = nullptr;
+  const int32_t* code = nullptr;
   Penalties p;
 
   PenaltyCodes From(size_t i) const { return {code + i, p}; }
@@ -48,7 +49,7 @@ struct PenaltyResult {
   bool bad;    // some l is NaN or +inf after them
 };
 
-// l[i] = Penalized(l[i], code[i] - 1) for each i < n with a code; the
+// l[i] = Penalized(l[i], code[i]) for each i < n in the window; the
 // largest l after (-inf when n = 0) and the check.
 PenaltyResult Penalize(double* l, size_t n, const PenaltyCodes& codes);
 
