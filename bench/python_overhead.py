@@ -6,7 +6,8 @@ Calls alternate on the same f32 rows: the module's call timed from Python
 (time.perf_counter_ns around the call) and the C++ call timed inside the
 same process (exactsample.testing's probes, steady_clock around
 sample(), Sequence::sample() or sample_batch() on the module's own copy of
-the library, so both calls share one thread pool), both with generators from
+the library and the calling thread's workspace, so both calls share one
+thread pool and one workspace), both with generators from
 the same seeds, so each pair does the same work (the two sequences append
 the same tokens, the two batches draw the same ids); which of the two goes
 first alternates, so that the cache state a call starts from favours

@@ -439,10 +439,9 @@ xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32&
   xs::python::CallGuard guard;
   if (!guard.Mark(&rng)) exactsample_python::GeneratorInUse("rng");
   xs::Pcg32 local = rng;
-  thread_local xs::Workspace workspace;
   xs::Result<xs::Token> token = [&] {
     py::gil_scoped_release release;
-    return xs::sample(req, local, workspace, options);
+    return xs::sample(req, local, exactsample_python::ThreadWorkspace(), options);
   }();
   xs::python::BeforeCommit();
   if (!token) throw SampleErrorThrow{token.error()};
@@ -546,11 +545,10 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
     }
   }
   exactsample_python::BatchOutput outputs(form, static_cast<size_t>(n), top_n, rank);
-  thread_local xs::BatchWorkspace workspace;
   std::vector<xs::Result<xs::Token>> results;
   {
     py::gil_scoped_release release;
-    xs::sample_batch(batch, results, workspace, options, threads);
+    xs::sample_batch(batch, results, exactsample_python::ThreadBatchWorkspace(), options, threads);
   }
   xs::python::BeforeCommit();
   py::object out = outputs.Fill(results);
@@ -634,6 +632,16 @@ std::string Hex(uint64_t v) {
 
 // The readers above, for python/sequence_module.cc (module_inputs.hpp).
 namespace exactsample_python {
+
+xs::Workspace& ThreadWorkspace() {
+  thread_local xs::Workspace workspace;
+  return workspace;
+}
+
+xs::BatchWorkspace& ThreadBatchWorkspace() {
+  thread_local xs::BatchWorkspace workspace;
+  return workspace;
+}
 
 StepRows ReadStepRows(py::handle logits, int ndim, const char* field, py::handle dtype) {
   auto rows = std::make_shared<Rows>(ReadRows(logits, ndim, field, dtype));

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
 #include "exactsample/sequence.hpp"
 #include "exactsample/speculative.hpp"
@@ -29,6 +30,14 @@ struct StepRows {
   std::vector<xs::Step> steps;
 };
 StepRows ReadStepRows(py::handle logits, int ndim, const char* field, py::handle dtype);
+
+// The calling thread's workspaces, which every sampling call of the module
+// (and exactsample.testing's probes) uses: one per thread, so that calls
+// that alternate (sample, Sequence.sample, verify) find it warm and a
+// thread holds one row's worth, not one per function. A call uses it only
+// while the library runs, so a call made after (the test hook) may too.
+xs::Workspace& ThreadWorkspace();
+xs::BatchWorkspace& ThreadBatchWorkspace();
 
 // Token ids (an int32 array or any iterable of ints), checked to be 32-bit.
 std::vector<int32_t> ReadIdList(py::handle ids, const std::string& field, size_t vocab);

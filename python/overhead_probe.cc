@@ -3,7 +3,10 @@
 // inside the Python process, for bench/python_overhead.py. They live in the
 // module itself so that both calls of a pair run on the same copy of the
 // library: a second statically linked copy would bring its own thread pool,
-// whose spinning worker takes a core from the other copy's batch.
+// whose spinning worker takes a core from the other copy's batch. They use
+// the module's workspaces too (ThreadWorkspace), as the calls they stand
+// for do: with one of their own, each call of a pair found the row's
+// memory the other had just evicted.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -21,7 +24,7 @@
 namespace exactsample_python {
 namespace {
 
-// One request generator and workspace, as the module keeps per thread.
+// One request generator, on the module's workspace.
 class Probe {
  public:
   explicit Probe(uint64_t seed) : rng_(xs::stream(seed, xs::Purpose::sample)) {}
@@ -31,7 +34,7 @@ class Probe {
   int64_t SampleNs(const py::array_t<float, py::array::c_style>& row) {
     const xs::Request req{{row.data(), static_cast<size_t>(row.size())}, {}, {}, {}};
     const auto start = std::chrono::steady_clock::now();
-    const auto token = xs::sample(req, rng_, ws_);
+    const auto token = xs::sample(req, rng_, ThreadWorkspace());
     const auto stop = std::chrono::steady_clock::now();
     if (!token) throw py::value_error(token.error().message);
     return std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count();
@@ -39,7 +42,6 @@ class Probe {
 
  private:
   xs::Pcg32 rng_;
-  xs::Workspace ws_;
 };
 
 // The C++ call that exactsample.Sequence.sample wraps: Sequence::sample
@@ -52,7 +54,7 @@ class SequenceProbe {
   int64_t SampleNs(const py::array_t<float, py::array::c_style>& row) {
     const xs::Step step{{row.data(), static_cast<size_t>(row.size())}};
     const auto start = std::chrono::steady_clock::now();
-    const auto token = seq_.sample(step, ws_);
+    const auto token = seq_.sample(step, ThreadWorkspace());
     const auto stop = std::chrono::steady_clock::now();
     if (!token) throw py::value_error(token.error().message);
     return std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count();
@@ -66,7 +68,6 @@ class SequenceProbe {
   }
 
   xs::Sequence seq_;
-  xs::Workspace ws_;
 };
 
 // The C++ call that exactsample.sample_batch wraps: sample_batch (default
@@ -88,7 +89,7 @@ class BatchProbe {
       rows_.push_back({{{block.data() + i * vocab, vocab}, {}, {}, {}}, &rngs_[i]});
     }
     const auto start = std::chrono::steady_clock::now();
-    xs::sample_batch(rows_, results_, ws_, {}, threads);
+    xs::sample_batch(rows_, results_, ThreadBatchWorkspace(), {}, threads);
     const auto stop = std::chrono::steady_clock::now();
     for (const auto& r : results_) {
       if (!r) throw py::value_error(r.error().message);
@@ -100,7 +101,6 @@ class BatchProbe {
   std::vector<xs::Pcg32> rngs_;
   std::vector<xs::BatchRow> rows_;
   std::vector<xs::Result<xs::Token>> results_;
-  xs::BatchWorkspace ws_;
 };
 
 }  // namespace

@@ -213,7 +213,7 @@ xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handl
   const xs::SampleOptions options = ReadOptions(engine, logprob, rank);
   const CallInputs in(logits, params, logit_bias, allowed, banned, bitmask, dtype);
   const xs::Step step = in.Step();
-  thread_local xs::Workspace workspace;
+  xs::Workspace& workspace = ThreadWorkspace();
   const Saved before[] = {Saved(&self)};
   xs::Result<xs::Token> token = [&] {
     py::gil_scoped_release release;
@@ -345,7 +345,7 @@ py::object SampleBatchSequences(py::sequence sequences, py::handle rows, py::han
     top_n = std::max(top_n, TopColumns(row_params[i] ? *row_params[i] : seqs[i]->params()));
   }
   BatchOutput outputs(form, n, top_n, rank);
-  thread_local xs::BatchWorkspace workspace;
+  xs::BatchWorkspace& workspace = ThreadBatchWorkspace();
   std::vector<xs::Result<xs::Token>> results;
   std::vector<Saved> before;
   for (const PySequence* s : wrapped) before.emplace_back(s);

@@ -69,8 +69,6 @@ struct Inputs {
   xs::Drafts Drafts() const { return {target.rows, draft.rows, draft_ids, draft_params}; }
 };
 
-thread_local xs::Workspace workspace;
-
 // threads as sample_batch reads it (0: the hardware's count): each row's
 // passes split across them (SampleOptions::threads).
 xs::SampleOptions WithThreads(xs::SampleOptions options, int threads) {
@@ -99,7 +97,7 @@ xs::Verified Verify(py::handle target_rows, py::handle draft_rows, py::handle dr
   xs::Pcg32 local = rng;
   xs::Result<xs::Verified> v = [&] {
     py::gil_scoped_release release;
-    return xs::verify(in.Request(), in.Drafts(), local, workspace, options);
+    return xs::verify(in.Request(), in.Drafts(), local, ThreadWorkspace(), options);
   }();
   xs::python::BeforeCommit();
   if (!v) ThrowSampleError(v.error());
@@ -165,8 +163,8 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
   {
     py::gil_scoped_release release;
     for (size_t i = 0; i < n; ++i) {
-      results.push_back(
-          xs::verify(inputs[i]->Request(), inputs[i]->Drafts(), locals[i], workspace, options));
+      results.push_back(xs::verify(inputs[i]->Request(), inputs[i]->Drafts(), locals[i],
+                                   ThreadWorkspace(), options));
     }
   }
   xs::python::BeforeCommit();
@@ -198,7 +196,7 @@ py::tuple Distribution(py::handle logits, const xs::SamplingParams* params, py::
   r.logits_type = s.logits_type;
   const auto d = [&] {
     py::gil_scoped_release release;
-    return xs::distribution(r, workspace, options);
+    return xs::distribution(r, ThreadWorkspace(), options);
   }();
   if (!d) ThrowSampleError(d.error());
   py::list ids, probs;
@@ -221,7 +219,7 @@ xs::Result<xs::Verified> VerifyOnSequence(xs::Sequence& sequence, py::handle tar
   const xs::Drafts drafts{target.rows, draft.rows, ids,
                           draft_params != nullptr ? std::optional(*draft_params) : std::nullopt};
   py::gil_scoped_release release;
-  return xs::verify(sequence, drafts, workspace, options);
+  return xs::verify(sequence, drafts, ThreadWorkspace(), options);
 }
 
 void RegisterSpeculative(py::module_& m) {
