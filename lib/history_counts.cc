@@ -32,6 +32,11 @@ namespace {
 
 constexpr uint32_t kMaxCode = std::numeric_limits<int32_t>::max();
 
+// The code of an id in the window with this generated count (-1: none).
+int32_t CodeOf(uint32_t generated) {
+  return generated > kMaxCode ? -1 : static_cast<int32_t>(generated);
+}
+
 }  // namespace
 
 void HistoryCounts::ChangeDense(int32_t id, int repetition, int generated) {
@@ -42,7 +47,7 @@ void HistoryCounts::ChangeDense(int32_t id, int repetition, int generated) {
   generated_[i] += static_cast<uint32_t>(generated);
   const bool is = repetition_[i] != 0 || generated_[i] != 0;
   const bool is_oversized = generated_[i] > kMaxCode;
-  code_[i] = is && !is_oversized ? static_cast<int32_t>(generated_[i]) : -1;
+  code_[i] = is ? CodeOf(generated_[i]) : -1;
   if (is_oversized != was_oversized) oversized_ = is_oversized ? oversized_ + 1 : oversized_ - 1;
   if (was != is) {
     present_[i / 64] ^= uint64_t{1} << (i % 64);
@@ -59,7 +64,7 @@ void HistoryCounts::MakeDense() {
     const auto i = static_cast<size_t>(e.id);
     repetition_[i] = e.repetition;
     generated_[i] = e.generated;
-    code_[i] = e.generated > kMaxCode ? -1 : static_cast<int32_t>(e.generated);
+    code_[i] = CodeOf(e.generated);
     oversized_ += e.generated > kMaxCode;
     present_[i / 64] |= uint64_t{1} << (i % 64);
   }

@@ -162,9 +162,10 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
   std::vector<xs::Result<xs::Verified>> results;
   {
     py::gil_scoped_release release;
+    xs::Workspace& workspace = ThreadWorkspace();
     for (size_t i = 0; i < n; ++i) {
-      results.push_back(xs::verify(inputs[i]->Request(), inputs[i]->Drafts(), locals[i],
-                                   ThreadWorkspace(), options));
+      results.push_back(
+          xs::verify(inputs[i]->Request(), inputs[i]->Drafts(), locals[i], workspace, options));
     }
   }
   xs::python::BeforeCommit();
