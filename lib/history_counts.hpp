@@ -39,6 +39,7 @@ class HistoryCounts {
   // few ids, or when a count is past a code's INT32_MAX.
   const int32_t* codes() const { return dense_ && oversized_ == 0 ? code_.data() : nullptr; }
   bool empty() const { return distinct_ == 0; }
+  size_t distinct() const { return distinct_; }
   // Tokens in the generated window (0: presence and frequency change nothing).
   uint64_t generated_total() const { return generated_total_; }
 

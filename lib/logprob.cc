@@ -24,13 +24,12 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
     if (logits.l != nullptr) {
       first = simd::FindFirst(logits.l, logits.n, 0.0);
     } else {
-      while (logits.x[first] != 0.0f) ++first;
+      while (logits.At(first) != 0.0) ++first;
     }
     out.max = logits.At(first);
   }
-  const simd::ExpSource src = logits.finite_l != nullptr ? simd::ExpSource{logits.finite_l}
-                              : logits.l != nullptr      ? simd::ExpSource{logits.l}
-                                                         : simd::ExpSource{nullptr, logits.x};
+  const simd::ExpSource src =
+      logits.finite_l != nullptr ? simd::ExpSource{logits.finite_l} : logits.Source();
   const size_t n = logits.finite_l != nullptr ? logits.finite_n : logits.n;
   // Over a masked row's finite logits where they are compacted (e then
   // follows their order, K's). e is stored where steps 6 to 9 reuse it.
@@ -68,7 +67,7 @@ size_t TopLogprobs(const Logits& logits, const LogprobSoftmax& softmax, size_t c
   const size_t found =
       logits.l != nullptr
           ? simd::TopK(logits.l, 1.0, logits.n, count + 1, ids.data(), scratch)
-          : simd::TopK(logits.x, logits.n, count + 1, ids.data(), scratch);
+          : simd::TopK(logits.x, 1.0, logits.n, count + 1, ids.data(), scratch);
   const size_t kept = std::min(found, count);
   for (size_t j = 0; j < kept; ++j) out[j] = {ids[j], softmax.At(logits, ids[j])};
   if (found > count) {

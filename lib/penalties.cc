@@ -185,7 +185,62 @@ Result<double> ApplyBias(const LogitBias& bias, double* l, size_t n, double max_
   return max;
 }
 
+// Steps 2 and 3 on the f32-row path: the window's distinct ids get their
+// penalised logits in ws.l and are listed ascending in ws.PatchIds();
+// returns the largest logit after them, the row's largest being max_x.
+Result<double> PatchPenalties(const Request& request, const float* x, double max_x,
+                              detail::WorkspaceImpl& ws, std::span<const int32_t>& patched) {
+  int32_t* const ids = ws.PatchIds();
+  double* const l = ws.l.data();
+  size_t count = 0;
+  const auto note = [&](int32_t id) {
+    ids[count++] = id;
+    l[id] = static_cast<double>(x[id]);
+  };
+  if (const detail::HistoryCounts* counts = request.history) {
+    counts->ForEach([&](int32_t id, uint32_t, uint32_t) { note(id); });
+  } else {
+    const scalar_ref::PenaltyWindow window = scalar_ref::WindowOf(request);
+    for (const int32_t id : window.prompt) note(id);
+    for (const int32_t id : window.generated) note(id);
+  }
+  std::sort(ids, ids + count);
+  count = static_cast<size_t>(std::unique(ids, ids + count) - ids);
+  patched = {ids, count};
+  if (const Result<PenaltyOutcome> penalized =
+          ApplyPenalties(request, l, -INFINITY, nullptr, ws.penalty_counts);
+      !penalized) {
+    return penalized.error();
+  }
+  // The largest unchanged logit is max_x unless a changed id held it; then
+  // the gaps between changed ids are read again.
+  const bool held = std::any_of(patched.begin(), patched.end(),
+                                [&](int32_t id) { return x[id] == max_x; });
+  double max = max_x;
+  if (held) {
+    max = -INFINITY;
+    size_t begin = 0;
+    for (size_t j = 0; j <= count; ++j) {
+      const size_t end = j < count ? static_cast<size_t>(ids[j]) : request.vocab();
+      if (end > begin) max = std::max(max, simd::CheckedMax(x + begin, end - begin).max);
+      begin = end + 1;
+    }
+  }
+  // Every listed id's logit, changed or not (one the penalties skip keeps x's).
+  for (const int32_t id : patched) max = std::max(max, l[id]);
+  return max;
+}
+
 }  // namespace
+
+bool FewPenalisedIds(const Request& request) {
+  if (!PenaltiesApply(request)) return true;
+  if (const detail::HistoryCounts* counts = request.history) {
+    return counts->codes() == nullptr && counts->distinct() <= kMaxPatches;
+  }
+  const scalar_ref::PenaltyWindow window = scalar_ref::WindowOf(request);
+  return window.prompt.size() + window.generated.size() <= kMaxPatches;
+}
 
 bool PenaltiesApply(const Request& request) {
   const SamplingParams& p = request.params;
@@ -240,12 +295,19 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     return checks::AllMaskedOut();
   }
   double max = widened.max;
+  std::span<const int32_t> patched;
+  if (l == nullptr && PenaltiesApply(request)) {  // steps 2 and 3 on the f32-row path
+    const Result<double> penalized =
+        PatchPenalties(request, request.logits.data(), max, ws, patched);
+    if (!penalized) return penalized.error();
+    max = *penalized;
+  }
   if (!request.bias.ids.empty()) {
     const Result<double> biased = ApplyBias(request.bias, l, n, max);
     if (!biased) return biased.error();
     max = *biased;
   }
-  if (l != nullptr && !fused) {  // steps 2 and 3; none apply on the f32-row path
+  if (l != nullptr && !fused) {  // steps 2 and 3
     const auto penalized =
         ApplyPenalties(request, l, max, codes ? &*codes : nullptr, ws.penalty_counts);
     if (!penalized) return penalized.error();
@@ -254,6 +316,8 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   if (auto e = checks::MaxAfterPenalties(max, request.params)) return *e;
   Logits logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
                 max};
+  logits.patch_ids = patched;
+  logits.patch_l = ws.l.data();
   if (bits != nullptr && plan.finite_pass && simd::CountAllowed(bits, n) <= n / 4 * 3) {
     double* const finite = ws.FiniteL();
     int32_t* const ids = plan.top_k ? nullptr : ws.FiniteIds();  // read by K alone

@@ -215,7 +215,7 @@ bool RowJob::Claim(size_t k, simd::ExpSource& src) {
       std::memcpy(x_copy_ + pieces_.Begin(k), x_ + pieces_.Begin(k),
                   pieces_.Length(k) * sizeof(float));
     }
-    src = {nullptr, x_copy_};
+    src.x = x_copy_;  // its patches, if any, stay
   }
   LeaveCopy();
   threads::RunHelperHook(k);

@@ -11,6 +11,7 @@
 //   outputs        TokenOf           lib/logprob.cc   (logprobs, top-N)
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include "lib/workspace.hpp"
 #include "scalar_ref/reference.hpp"
 #include "simd/exp_choice.hpp"
+#include "simd/exp_sum.hpp"
 #include "simd/nucleus.hpp"
 
 namespace exactsample {
@@ -43,13 +45,16 @@ struct Plan {
   // Temperature 1 without top-k: the logprob's e values are step 9's over
   // K = every id, so steps 6 to 9 need no second exp pass.
   bool shared_softmax;
-  // Shared, and nothing else needs the f64 row (no bias, mask, penalty,
-  // top-p or trace; min-p reads e alone, and the processed logprob the
-  // chosen id's logit), and the row is f32: the passes (and top-N's
-  // selection) read the f32 row and the f64 row is not stored. A 16-bit row
-  // is widened into the f64 row by the max pass instead: reading its words
-  // in the exp pass was measured slower than that (5% at V = 128256 on
-  // AVX3, the widening's shuffles competing with the exp's).
+  // The row is f32 and the passes over all V ids read it as it is, the f64
+  // row never stored: either shared with nothing else needing the f64 row
+  // (no bias, mask, penalty, top-p or trace; min-p reads e alone, and the
+  // processed logprob the chosen id's logit), or with top-k (K compacted
+  // from the row, no bias, mask, trace, top-N or rank) and at most
+  // kMaxPatches window ids, whose penalised logits patch the row
+  // (Logits::patch_ids). A 16-bit row is widened into the f64 row by the
+  // max pass instead: reading its words in the exp pass was measured slower
+  // than that (5% at V = 128256 on AVX3, the widening's shuffles competing
+  // with the exp's).
   bool f32_row;
   // Some pass runs over every finite logit: the logprob's softmax, or K
   // without top-k.
@@ -75,12 +80,34 @@ struct Logits {
   const int32_t* finite_ids = nullptr;
   size_t finite_n = 0;
 
-  double At(size_t id) const { return l != nullptr ? l[id] : static_cast<double>(x[id]); }
+  // On the f32-row path, the ids steps 2 and 3 changed, ascending, with
+  // their logits patch_l[id]; every other id's logit is x's.
+  std::span<const int32_t> patch_ids{};
+  const double* patch_l = nullptr;
+
+  double At(size_t id) const {
+    if (l != nullptr) return l[id];
+    if (!patch_ids.empty() &&
+        std::binary_search(patch_ids.begin(), patch_ids.end(), static_cast<int32_t>(id))) {
+      return patch_l[id];
+    }
+    return static_cast<double>(x[id]);
+  }
+  // The row for an exp pass over all V ids.
+  simd::ExpSource Source() const {
+    if (l != nullptr) return {l};
+    return {nullptr, x, patch_ids.data(), patch_l, patch_ids.size()};
+  }
 };
+
 
 // Whether steps 2 and 3 can change any logit: a repetition penalty with a
 // history, or frequency and presence penalties with generated ids.
 bool PenaltiesApply(const Request& request);
+
+// Whether steps 2 and 3 change at most kMaxPatches ids, known without a
+// pass over the row (so not from a Sequence's dense codes).
+bool FewPenalisedIds(const Request& request);
 
 // Steps 1 to 3 with the bias and the mask between steps 1 and 2, and their
 // checks: NaN or +inf logits, every logit -inf, a bias to +inf, every id

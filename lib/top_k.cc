@@ -12,6 +12,45 @@
 #include "simd/topk.hpp"
 
 namespace exactsample {
+namespace {
+
+// Step 6 on the f32 row into ws.top. Among the first k + P ids of x's own
+// order are the first k of the ids no patch changed (at most P patched ids
+// come before them), so those, less the patched ids, and the patched ids
+// with their own logits hold the first k of the row; an id at -inf never
+// enters, as in simd::TopK.
+void FirstKOfRow(const Logits& logits, double temperature, size_t k,
+                 detail::WorkspaceImpl& ws) {
+  const std::span<const int32_t> patched = logits.patch_ids;
+  ws.top.resize(k + 2 * patched.size());
+  const size_t found = simd::TopK(logits.x, temperature, logits.n, k + patched.size(),
+                                  ws.top.data(), ws.TopKScratch(logits.n));
+  if (patched.empty()) {
+    ws.top.resize(found);
+    return;
+  }
+  const auto is_patched = [&](int32_t id) {
+    return std::binary_search(patched.begin(), patched.end(), id);
+  };
+  auto end = std::remove_if(ws.top.begin(), ws.top.begin() + static_cast<ptrdiff_t>(found),
+                            is_patched);
+  for (const int32_t id : patched) {
+    if (logits.patch_l[id] != -INFINITY) *end++ = id;
+  }
+  ws.top_t.clear();  // each id with its t, computed once
+  for (auto it = ws.top.begin(); it != end; ++it) {
+    ws.top_t.emplace_back(scalar_ref::Tempered(logits.At(*it), temperature), *it);
+  }
+  const size_t kept = std::min(k, ws.top_t.size());
+  std::partial_sort(ws.top_t.begin(), ws.top_t.begin() + static_cast<ptrdiff_t>(kept),
+                    ws.top_t.end(), [](const auto& a, const auto& b) {
+                      return scalar_ref::Before(a.first, a.second, b.first, b.second);
+                    });
+  for (size_t j = 0; j < kept; ++j) ws.top[j] = ws.top_t[j].second;
+  ws.top.resize(kept);
+}
+
+}  // namespace
 
 KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
              const SamplingParams& params, const Plan& plan, detail::WorkspaceImpl& ws) {
@@ -51,10 +90,13 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   }
   // ws.top receives the first k ids of (t desc, id asc), in no set order.
   const size_t k = static_cast<size_t>(params.top_k);
-  ws.top.resize(k);
-  const size_t count =
-      simd::TopK(l, temperature, n, k, ws.top.data(), ws.TopKScratch(n));
-  ws.top.resize(count);
+  if (l == nullptr) {  // the f32 row: Plan::f32_row has k <= CompactCapacity(n)
+    FirstKOfRow(logits, temperature, k, ws);
+  } else {
+    ws.top.resize(k);
+    ws.top.resize(simd::TopK(l, temperature, n, k, ws.top.data(), ws.TopKScratch(n)));
+  }
+  const size_t count = ws.top.size();
   if (count > CompactCapacity(n)) {
     // Too many to compact: K stays in place, e zeroed after the k-th id.
     const int32_t last = ws.top[count - 1];
@@ -65,7 +107,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   }
   std::sort(ws.top.begin(), ws.top.end());
   ws.top_l.resize(count);
-  for (size_t j = 0; j < count; ++j) ws.top_l[j] = l[ws.top[j]];
+  for (size_t j = 0; j < count; ++j) ws.top_l[j] = logits.At(ws.top[j]);
   const double z = simd::ExpSum(ws.top_l.data(), count, temperature, max_tempered,
                                 ws.e.data(), plan.exp);
   return {ws.top_l.data(), ws.e.data(), count, ws.top.data(), z, std::nullopt, nullptr};

@@ -18,6 +18,14 @@
 #include "simd/max.hpp"
 #include "simd/nucleus.hpp"
 
+namespace exactsample {
+
+// The most window ids (repeats counted) the f32-row path patches; past them
+// the row is widened (top-k selects k + kMaxPatches ids of the f32 row).
+constexpr size_t kMaxPatches = 1024;
+
+}  // namespace exactsample
+
 namespace exactsample::detail {
 
 struct WorkspaceImpl {
@@ -30,6 +38,7 @@ struct WorkspaceImpl {
   std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
   std::vector<double> top_l;     // top-p's candidates), their penalised
   std::vector<double> top_e;     // logits and e values
+  std::vector<std::pair<double, int32_t>> top_t;  // top-k's candidates on a patched f32 row, with t
   std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
   std::vector<KeptProb> chosen_from;  // the distribution a chooser is shown
   // verify()'s lists where a draft is rejected: the target's and the
@@ -46,6 +55,7 @@ struct WorkspaceImpl {
   std::vector<double> alt;        // the caller's pieces taken over from helpers
   std::vector<float> x_copy;      // helpers' copies of the f32 row's pieces
   std::vector<double> l_stage;    // helpers' widened pieces before they move into l
+  std::vector<int32_t> patch_ids;  // the f32 row's window ids, ascending (logits in l)
   std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
   std::unique_ptr<RowJob> kept_job;     // step 9's pass, when it is another
   struct RowBuffers {
@@ -53,6 +63,7 @@ struct WorkspaceImpl {
     std::vector<int32_t> ids_finite;
     std::vector<float> x_copy;
     std::vector<double> l_stage;
+    std::vector<int32_t> patch_ids;
     std::unique_ptr<RowJob> logprob_job, kept_job;
   };
   std::vector<RowBuffers> set_aside;
@@ -129,6 +140,10 @@ struct WorkspaceImpl {
   }
   float* XCopy() { return Sized(x_copy); }
   double* LStage() { return Sized(l_stage); }
+  int32_t* PatchIds() {
+    if (patch_ids.size() < kMaxPatches) patch_ids.resize(kMaxPatches);
+    return patch_ids.data();
+  }
   double* LogprobE() { return Sized(e_logprob); }
   double* FiniteL() { return Sized(l_finite); }
   int32_t* FiniteIds() { return Sized(ids_finite); }
@@ -158,7 +173,8 @@ struct WorkspaceImpl {
     if (k == set_aside.size()) set_aside.emplace_back();
     RowBuffers current{std::move(l),          std::move(e),        std::move(e_logprob),
                        std::move(l_finite),   std::move(ids_finite), std::move(x_copy),
-                       std::move(l_stage),    std::move(logprob_job), std::move(kept_job)};
+                       std::move(l_stage),    std::move(patch_ids),  std::move(logprob_job),
+                       std::move(kept_job)};
     RowBuffers& idle = set_aside[k];
     l = std::move(idle.l);
     e = std::move(idle.e);
@@ -167,6 +183,7 @@ struct WorkspaceImpl {
     ids_finite = std::move(idle.ids_finite);
     x_copy = std::move(idle.x_copy);
     l_stage = std::move(idle.l_stage);
+    patch_ids = std::move(idle.patch_ids);
     logprob_job = std::move(idle.logprob_job);
     kept_job = std::move(idle.kept_job);
     idle = std::move(current);

@@ -17,6 +17,7 @@
 #include "simd/exp-inl.h"
 #include "simd/exp_choice.hpp"
 #include "simd/order-inl.h"
+#include "scalar_ref/twins/exp_glibc.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
@@ -85,13 +86,37 @@ HWY_INLINE void LibmBlock(D d, const T* l, size_t m, double divisor, double shif
   for (size_t i = 0; i < m; ++i) e[i] = std::exp(e[i]);
 }
 
+// The scalar exp equal to the vector one of kVariant.
+template <ExpVariant kVariant>
+HWY_INLINE double ScalarExp(double x) {
+  if constexpr (kVariant == ExpVariant::fused) return twins::ExpFused(x);
+  if constexpr (kVariant == ExpVariant::unfused) return twins::ExpUnfused(x);
+  return std::exp(x);
+}
+
+// The e values of src's patched ids in [start, start + m) (ids counted from
+// the pass's first one) into e[0, m), one at a time; `next` is the first
+// patch not yet applied.
+template <ExpVariant kVariant, bool kDivide>
+HWY_INLINE void PatchBlock(const ExpSource& src, size_t& next, size_t start, size_t m,
+                           double divisor, double shift, double* e) {
+  for (; next < src.patches; ++next) {
+    const size_t id = static_cast<size_t>(src.patch_ids[next]) - src.first;
+    if (id >= start + m) return;
+    const double l = src.patch_l[src.patch_ids[next]];
+    e[id - start] = ScalarExp<kVariant>((kDivide ? l / divisor : l) - shift);
+  }
+}
+
 // Blocks of e (into e_out, or a stack buffer), each summed exactly onto z
 // (kSum), or only stored (a piece of a row split between threads). T is
-// double, or float for an f32 row widened on the way.
+// double, or float for an f32 row widened on the way, whose patched ids
+// (src's) are overwritten before the block is summed.
 template <ExpVariant kVariant, bool kDivide, bool kSum, class D, class T>
-HWY_NOINLINE double ExpSumBlocks(D d, const T* l, size_t n, double divisor,
-                                 double shift, double* e_out, double z) {
+HWY_NOINLINE double ExpSumBlocks(D d, const T* l, const ExpSource& src, size_t n,
+                                 double divisor, double shift, double* e_out, double z) {
   HWY_ALIGN double buffer[kBlock];
+  size_t next_patch = 0;
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t m = HWY_MIN(kBlock, n - start);
     double* e = e_out != nullptr ? e_out + start : buffer;
@@ -101,18 +126,22 @@ HWY_NOINLINE double ExpSumBlocks(D d, const T* l, size_t n, double divisor,
       ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(d, l + start, m, divisor,
                                                            shift, e);
     }
+    if (next_patch < src.patches) {
+      PatchBlock<kVariant, kDivide>(src, next_patch, start, m, divisor, shift, e);
+    }
     if constexpr (kSum) z = AccumulateExact(d, z, e, m);
   }
   return z;
 }
 
 template <ExpVariant kVariant, bool kDivide, bool kSum, class D>
-HWY_INLINE double ExpSumSource(D d, ExpSource src, size_t n, double divisor,
+HWY_INLINE double ExpSumSource(D d, const ExpSource& src, size_t n, double divisor,
                                double shift, double* e_out, double z) {
   if (src.x != nullptr) {
-    return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.x, n, divisor, shift, e_out, z);
+    return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.x, src, n, divisor, shift, e_out,
+                                                 z);
   }
-  return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.l, n, divisor, shift, e_out, z);
+  return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.l, src, n, divisor, shift, e_out, z);
 }
 
 template <ExpVariant kVariant, bool kSum, class D>

@@ -31,7 +31,21 @@ ExpVariant ExpVariantOnTargetImpl(ExpVariant v) {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <algorithm>
+
 namespace exactsample::simd {
+
+ExpSource ExpSource::At(size_t i) const {
+  if (l != nullptr) return ExpSource{l + i};
+  ExpSource from = *this;
+  from.x = x + i;
+  from.first = first + i;
+  const int32_t* const next = std::lower_bound(patch_ids, patch_ids + patches,
+                                               static_cast<int64_t>(from.first));
+  from.patches -= static_cast<size_t>(next - patch_ids);
+  from.patch_ids = next;
+  return from;
+}
 
 HWY_EXPORT(ExpSumImpl);
 HWY_EXPORT(ExpStoreImpl);

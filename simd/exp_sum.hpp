@@ -10,14 +10,18 @@ namespace exactsample::simd {
 
 // The logits an exp pass reads: l, or (l null) the f32 row x, widened on
 // the way without being stored: spec step 1 for a softmax that is the only
-// step to need every logit.
+// step to need every logit. On x, the `patches` ids of patch_ids
+// (ascending, counted from the row's start) have the f64 logits
+// patch_l[id] instead (the penalised ones).
 struct ExpSource {
   const double* l = nullptr;
   const float* x = nullptr;
+  const int32_t* patch_ids = nullptr;
+  const double* patch_l = nullptr;
+  size_t patches = 0;
+  size_t first = 0;  // the row's id of x[0]
   // The same row from id i on.
-  ExpSource At(size_t i) const {
-    return l != nullptr ? ExpSource{l + i, nullptr} : ExpSource{nullptr, x + i};
-  }
+  ExpSource At(size_t i) const;
 };
 
 // e[i] = exp(l[i] / divisor - shift), stored to e_out[i] when e_out is not

@@ -15,8 +15,9 @@ size_t TopKImpl(const double* l, double divisor, size_t n, size_t k, int32_t* ou
   return TopK(hn::ScalableTag<double>(), l, divisor, n, k, out, ids);
 }
 
-size_t TopKF32Impl(const float* x, size_t n, size_t k, int32_t* out, int32_t* ids) {
-  return TopK(hn::ScalableTag<float>(), x, 1.0, n, k, out, ids);
+size_t TopKF32Impl(const float* x, double divisor, size_t n, size_t k, int32_t* out,
+                   int32_t* ids) {
+  return TopK(hn::ScalableTag<float>(), x, divisor, n, k, out, ids);
 }
 
 }  // namespace exactsample::simd::HWY_NAMESPACE
@@ -34,9 +35,10 @@ size_t TopK(const double* l, double divisor, size_t n, size_t k, int32_t* out,
   return HWY_DYNAMIC_DISPATCH(TopKImpl)(l, divisor, n, k, out, scratch.data());
 }
 
-size_t TopK(const float* x, size_t n, size_t k, int32_t* out, std::span<int32_t> scratch) {
+size_t TopK(const float* x, double divisor, size_t n, size_t k, int32_t* out,
+            std::span<int32_t> scratch) {
   HWY_ASSERT(scratch.size() >= TopKScratchSize(n));
-  return HWY_DYNAMIC_DISPATCH(TopKF32Impl)(x, n, k, out, scratch.data());
+  return HWY_DYNAMIC_DISPATCH(TopKF32Impl)(x, divisor, n, k, out, scratch.data());
 }
 
 }  // namespace exactsample::simd

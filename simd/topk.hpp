@@ -24,7 +24,8 @@ constexpr size_t TopKScratchSize(size_t n) { return n; }
 size_t TopK(const double* l, double divisor, size_t n, size_t k, int32_t* out,
             std::span<int32_t> scratch);
 
-// The same over an f32 row x at divisor 1 (the order of the widened row).
-size_t TopK(const float* x, size_t n, size_t k, int32_t* out, std::span<int32_t> scratch);
+// The same over an f32 row x (the order of the widened row).
+size_t TopK(const float* x, double divisor, size_t n, size_t k, int32_t* out,
+            std::span<int32_t> scratch);
 
 }  // namespace exactsample::simd

@@ -13,6 +13,7 @@
 #include "exactsample/exactsample.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
+#include "lib/workspace.hpp"
 #include "tools/lib/standard_inputs.hpp"
 #include "tests/random_requests.hpp"
 #include "tests/test_util.hpp"
@@ -301,6 +302,66 @@ TEST(EngineParity, MinPOnTheF32Row) {
                   RunCase(c, Engine::reference, ref_ws, Mode::no_logprob))
             << Describe(c);
       }
+    }
+  }
+}
+
+// Top-k on the f32 row with the penalised window ids patched in
+// (Plan::f32_row): the largest logit held by a window id (lowered, so the
+// rest of the row is read again, or kept by a penalty that skips it), a
+// repetition penalty below 1 lifting a window id above every other, window
+// ids at -inf, k = 1 and k past the finite ids, a window past kMaxPatches
+// (the widened row), a Sequence's window; on one thread and split across
+// two, with and without the logprob, on every target.
+TEST(EngineParity, TopKOnThePatchedF32Row) {
+  Workspace ref_ws, fast_ws;
+  for (size_t vocab : {size_t{3000}, size_t{70000}}) {
+    test::CaseMaker maker(vocab + 1);
+    test::RandomCase c{vocab, StandardRow(vocab, vocab + 1), {}, {}, {}};
+    const auto top = static_cast<int32_t>(
+        std::max_element(c.logits.begin(), c.logits.end()) - c.logits.begin());
+    for (int variant = 0; variant < 12; ++variant) {
+      c.params = {};
+      c.params.temperature = variant % 3 == 0 ? 1.0 : 0.7;
+      c.params.top_k = variant % 4 == 3 ? 1 : 40;
+      c.params.top_p = variant % 2 ? 0.95 : 1.0;
+      c.params.repetition_penalty = variant % 5 == 4 ? 0.5 : 1.3;
+      c.params.frequency_penalty = variant % 3 == 1 ? 0.0 : 0.4;
+      c.params.presence_penalty = variant % 2 ? 0.3 : 0.0;
+      c.params.penalty_last_n = variant == 7 ? 0 : 64;
+      c.prompt.assign({top, 5, 9});
+      c.generated.clear();
+      const size_t window = variant == 7 ? kMaxPatches + 100 : 60;
+      for (size_t j = 0; j < window; ++j) c.generated.push_back(maker.Below(vocab));
+      if (variant % 3 == 2) c.generated.push_back(top);
+      std::vector<float> row = c.logits;
+      if (variant == 9) {
+        for (size_t j = 0; j < 20; ++j) c.logits[c.generated[j]] = -INFINITY;
+      }
+      if (variant == 10) {
+        // k past the finite ids: every id above 3 at -inf, but the largest.
+        for (float& x : c.logits) x = x > 3.0f && x != c.logits[top] ? -INFINITY : x;
+        c.params.top_k = static_cast<int32_t>(vocab - 10);
+      }
+      for (uint64_t seed = 0; seed < 2; ++seed) {
+        c.seed = seed;
+        const Outcome want = RunCase(c, Engine::reference, ref_ws);
+        ASSERT_EQ(want.error, "") << Describe(c);
+        for (const TargetInfo& t : compiled_targets()) {
+          if (!t.supported) continue;
+          ASSERT_TRUE(testing::force_target(t.name));
+          for (int threads = 1; threads <= 2; ++threads) {
+            EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::plain, threads), want)
+                << t.name << " variant " << variant << " threads " << threads << " "
+                << Describe(c);
+          }
+          EXPECT_EQ(RunCase(c, Engine::fast, fast_ws, Mode::no_logprob, 2),
+                    RunCase(c, Engine::reference, ref_ws, Mode::no_logprob))
+              << t.name << " variant " << variant << " " << Describe(c);
+        }
+        ASSERT_TRUE(testing::force_target(""));
+      }
+      c.logits = row;
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,16 +52,16 @@ void Check(const std::vector<double>& l, double divisor, size_t k,
   const size_t want = std::min(k, sorted.size());
   const std::vector<int32_t> expected(sorted.begin(), sorted.begin() + want);
   std::vector<int32_t> scratch(simd::TopKScratchSize(n));
-  // An f32 row at divisor 1: the f32 kernel too.
+  // A row of f32 values: the f32 kernel too.
   std::vector<float> x(l.begin(), l.end());
-  const bool f32 = divisor == 1.0 && std::equal(l.begin(), l.end(), x.begin(), [](double a, float b) {
+  const bool f32 = std::equal(l.begin(), l.end(), x.begin(), [](double a, float b) {
                      return test::Bits(a) == test::Bits(static_cast<double>(b));
                    });
   test::ForEachTarget([&](int64_t target) {
     if (f32) {
       std::fill(scratch.begin(), scratch.end(), 123);
       std::vector<int32_t> out(std::min(k, n) + 1, kGuard);
-      const size_t count = simd::TopK(x.data(), n, k, out.data(), scratch);
+      const size_t count = simd::TopK(x.data(), divisor, n, k, out.data(), scratch);
       ASSERT_EQ(out.back(), kGuard) << what << " (f32) on " << hwy::TargetName(target);
       out.resize(count);
       ASSERT_EQ(out, expected) << what << " (f32) on " << hwy::TargetName(target);
@@ -126,16 +127,38 @@ TEST(TopK, LongRowsMatchSort) { CheckRows(12, {100, 255, 1000, 4099, 65537}, kDi
 
 TEST(TopK, VocabularyRowsMatchSort) { CheckRows(13, {128256, 262144}, {1.0, 0.8}); }
 
-// Rows of f32 values (a caller's row): the f32 kernel as well.
+// Rows of f32 values (a caller's row): the f32 kernel as well, at the
+// divisors where it orders by l alone (2^-64 to 2^64) and beyond them.
+const std::vector<double> kF32Divisors = {1.0, 0.7, 0x1p-64, 0x1p64, 0x1p-70, 1e308};
+
 TEST(TopK, F32RowsMatchSort) {
   test::SplitMix rng(15);
-  for (size_t n : {1, 2, 3, 7, 16, 33, 70, 1000, 4099, 65537, 128256}) {
+  for (size_t n : {1, 2, 3, 7, 16, 33, 70, 1000, 4099, 65537}) {
     for (Row row : kAllRows) {
       std::vector<double> l = MakeRow(row, n, rng);
       for (double& v : l) v = static_cast<float>(v);
-      CheckRow(l, 1.0, RowName(row) + " in f32");
-      if (HasFatalFailure()) return;
+      for (double divisor : kF32Divisors) {
+        CheckRow(l, divisor, RowName(row) + " in f32");
+        if (HasFatalFailure()) return;
+      }
     }
+  }
+}
+
+// Neighbouring f32 values at the ends of the f32 range, where a quotient
+// near the ends of f64's could merge them.
+TEST(TopK, F32RowsAtTheEndsOfTheRange) {
+  std::vector<double> l;
+  for (float v : {std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min(),
+                  std::numeric_limits<float>::min(), 1.0f}) {
+    for (float w : {v, std::nextafter(v, 0.0f), std::nextafter(v, INFINITY), -v}) {
+      l.push_back(w);
+      l.push_back(w);  // a tie, ordered by id
+    }
+  }
+  for (double divisor : kF32Divisors) {
+    CheckRow(l, divisor, "f32 range ends");
+    if (HasFatalFailure()) return;
   }
 }
 
