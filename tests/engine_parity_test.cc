@@ -316,6 +316,7 @@ TEST(EngineParity, MinPOnTheF32Row) {
 TEST(EngineParity, TopKOnThePatchedF32Row) {
   Workspace ref_ws, fast_ws;
   for (size_t vocab : {size_t{3000}, size_t{70000}}) {
+    if (vocab > 3000 && test::ShareDivisor() > 1) continue;  // emulated: the long row left out
     test::CaseMaker maker(vocab + 1);
     test::RandomCase c{vocab, StandardRow(vocab, vocab + 1), {}, {}, {}};
     const auto top = static_cast<int32_t>(
