@@ -16,6 +16,7 @@
 #include "simd/compact.hpp"
 #include "simd/max.hpp"
 #include "simd/penalty.hpp"
+#include "simd/topk_order.hpp"
 
 namespace exactsample {
 namespace {
@@ -185,11 +186,13 @@ Result<double> ApplyBias(const LogitBias& bias, double* l, size_t n, double max_
   return max;
 }
 
-// Steps 2 and 3 on the f32-row path: the window's distinct ids get their
-// penalised logits in ws.l and are listed ascending in ws.PatchIds();
-// returns the largest logit after them, the row's largest being max_x.
-Result<double> PatchPenalties(const Request& request, const float* x, double max_x,
-                              detail::WorkspaceImpl& ws, std::span<const int32_t>& patched) {
+// Steps 2 and 3 on the f32-row path (top-k on): the window's distinct ids
+// get their penalised logits in ws.l and are listed ascending in
+// logits.patch_ids; returns the largest logit after them, the row's largest
+// being max_x.
+Result<double> PatchPenalties(const Request& request, double max_x, detail::WorkspaceImpl& ws,
+                              Logits& logits) {
+  const float* const x = logits.x;
   int32_t* const ids = ws.PatchIds();
   double* const l = ws.l.data();
   size_t count = 0;
@@ -206,18 +209,27 @@ Result<double> PatchPenalties(const Request& request, const float* x, double max
   }
   std::sort(ids, ids + count);
   count = static_cast<size_t>(std::unique(ids, ids + count) - ids);
-  patched = {ids, count};
+  const std::span<const int32_t> patched{ids, count};
+  logits.patch_ids = patched;
+  logits.patch_l = l;
   if (const Result<PenaltyOutcome> penalized =
           ApplyPenalties(request, l, -INFINITY, nullptr, ws.penalty_counts);
       !penalized) {
     return penalized.error();
   }
-  // The largest unchanged logit is max_x unless a changed id held it; then
-  // the gaps between changed ids are read again.
+  // The largest unchanged logit is max_x unless a changed id held it. Then
+  // it is that of the first id of step 6's selection over the unchanged
+  // ids, made now, where t orders them as l does; else the gaps between
+  // changed ids are read again.
   const bool held = std::any_of(patched.begin(), patched.end(),
                                 [&](int32_t id) { return x[id] == max_x; });
   double max = max_x;
-  if (held) {
+  const double temperature = request.params.temperature;
+  if (held && simd::topk::F32OrderIsLs(temperature)) {
+    logits.unpatched_k = FirstKUnpatched(x, request.vocab(), patched, temperature,
+                                         static_cast<size_t>(request.params.top_k), ws);
+    max = logits.unpatched_k > 0 ? static_cast<double>(x[ws.top[0]]) : -INFINITY;
+  } else if (held) {
     max = -INFINITY;
     size_t begin = 0;
     for (size_t j = 0; j <= count; ++j) {
@@ -295,10 +307,10 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     return checks::AllMaskedOut();
   }
   double max = widened.max;
-  std::span<const int32_t> patched;
+  Logits logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
+                max};
   if (l == nullptr && PenaltiesApply(request)) {  // steps 2 and 3 on the f32-row path
-    const Result<double> penalized =
-        PatchPenalties(request, request.logits.data(), max, ws, patched);
+    const Result<double> penalized = PatchPenalties(request, max, ws, logits);
     if (!penalized) return penalized.error();
     max = *penalized;
   }
@@ -314,10 +326,7 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
     max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;
   }
   if (auto e = checks::MaxAfterPenalties(max, request.params)) return *e;
-  Logits logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
-                max};
-  logits.patch_ids = patched;
-  logits.patch_l = ws.l.data();
+  logits.max = max;
   if (bits != nullptr && plan.finite_pass && simd::CountAllowed(bits, n) <= n / 4 * 3) {
     double* const finite = ws.FiniteL();
     int32_t* const ids = plan.top_k ? nullptr : ws.FiniteIds();  // read by K alone

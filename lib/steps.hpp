@@ -84,6 +84,9 @@ struct Logits {
   // their logits patch_l[id]; every other id's logit is x's.
   std::span<const int32_t> patch_ids{};
   const double* patch_l = nullptr;
+  // FirstKUnpatched's count when steps 1 to 3 ran it (its ids in ws.top).
+  static constexpr size_t kNotSelected = SIZE_MAX;
+  size_t unpatched_k = kNotSelected;
 
   double At(size_t id) const {
     if (l != nullptr) return l[id];
@@ -142,6 +145,12 @@ double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,
 
 // Step 4: the lowest id holding the largest logit.
 size_t Greedy(const Logits& logits);
+
+// Step 6's selection over the f32 row's ids outside `patched` (ascending):
+// their first k in (t desc, id asc) order into ws.top; returns how many
+// (fewer where fewer are finite).
+size_t FirstKUnpatched(const float* x, size_t n, std::span<const int32_t> patched,
+                       double temperature, size_t k, detail::WorkspaceImpl& ws);
 
 // Steps 5 and 6: K after top-k, with e = exp(l / T - M / T).
 KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,

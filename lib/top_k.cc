@@ -14,28 +14,22 @@
 namespace exactsample {
 namespace {
 
-// Step 6 on the f32 row into ws.top. Among the first k + P ids of x's own
-// order are the first k of the ids no patch changed (at most P patched ids
-// come before them), so those, less the patched ids, and the patched ids
-// with their own logits hold the first k of the row; an id at -inf never
-// enters, as in simd::TopK.
+// Step 6 on the f32 row into ws.top: the first k unpatched ids
+// (FirstKUnpatched), and the patched ones at their own logits, hold the
+// first k of the row; an id at -inf never enters, as in simd::TopK.
 void FirstKOfRow(const Logits& logits, double temperature, size_t k,
                  detail::WorkspaceImpl& ws) {
   const std::span<const int32_t> patched = logits.patch_ids;
-  ws.top.resize(k + 2 * patched.size());
-  const size_t found = simd::TopK(logits.x, temperature, logits.n, k + patched.size(),
-                                  ws.top.data(), ws.TopKScratch(logits.n));
-  if (patched.empty()) {
-    ws.top.resize(found);
-    return;
-  }
-  const auto is_patched = [&](int32_t id) {
-    return std::binary_search(patched.begin(), patched.end(), id);
-  };
-  auto end = std::remove_if(ws.top.begin(), ws.top.begin() + static_cast<ptrdiff_t>(found),
-                            is_patched);
+  const size_t found = logits.unpatched_k != Logits::kNotSelected
+                           ? logits.unpatched_k
+                           : FirstKUnpatched(logits.x, logits.n, patched, temperature, k, ws);
+  auto end = ws.top.begin() + static_cast<ptrdiff_t>(found);
   for (const int32_t id : patched) {
     if (logits.patch_l[id] != -INFINITY) *end++ = id;
+  }
+  if (end == ws.top.begin() + static_cast<ptrdiff_t>(found)) {
+    ws.top.resize(found);
+    return;
   }
   ws.top_t.clear();  // each id with its t, computed once
   for (auto it = ws.top.begin(); it != end; ++it) {
@@ -51,6 +45,16 @@ void FirstKOfRow(const Logits& logits, double temperature, size_t k,
 }
 
 }  // namespace
+
+size_t FirstKUnpatched(const float* x, size_t n, std::span<const int32_t> patched,
+                       double temperature, size_t k, detail::WorkspaceImpl& ws) {
+  ws.top.resize(k + patched.size());  // room for the patched ones after
+  uint64_t* const skip = patched.empty() ? nullptr : ws.PatchBits();
+  for (const int32_t id : patched) skip[id / 64] |= uint64_t{1} << (id % 64);
+  const size_t found = simd::TopK(x, temperature, n, k, ws.top.data(), ws.TopKScratch(n), skip);
+  for (const int32_t id : patched) skip[id / 64] = 0;  // zero between calls
+  return found;
+}
 
 KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
              const SamplingParams& params, const Plan& plan, detail::WorkspaceImpl& ws) {

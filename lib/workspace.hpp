@@ -20,8 +20,9 @@
 
 namespace exactsample {
 
-// The most window ids (repeats counted) the f32-row path patches; past them
-// the row is widened (top-k selects k + kMaxPatches ids of the f32 row).
+// The most window ids (repeats counted) the f32-row path patches, each
+// then looked up by binary search and ordered again by top-k; past them the
+// row is widened.
 constexpr size_t kMaxPatches = 1024;
 
 }  // namespace exactsample
@@ -39,6 +40,7 @@ struct WorkspaceImpl {
   std::vector<double> top_l;     // top-p's candidates), their penalised
   std::vector<double> top_e;     // logits and e values
   std::vector<std::pair<double, int32_t>> top_t;  // top-k's candidates on a patched f32 row, with t
+  std::vector<uint64_t> patch_bits;  // the ids top-k skips on a patched f32 row
   std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
   std::vector<KeptProb> chosen_from;  // the distribution a chooser is shown
   // verify()'s lists where a draft is rejected: the target's and the
@@ -140,6 +142,12 @@ struct WorkspaceImpl {
   }
   float* XCopy() { return Sized(x_copy); }
   double* LStage() { return Sized(l_stage); }
+  // A bit per id, zero between calls (top-k sets the patched ids' bits,
+  // then clears them).
+  uint64_t* PatchBits() {
+    if (patch_bits.size() < (l.size() + 63) / 64) patch_bits.resize((l.size() + 63) / 64);
+    return patch_bits.data();
+  }
   int32_t* PatchIds() {
     if (patch_ids.size() < kMaxPatches) patch_ids.resize(kMaxPatches);
     return patch_ids.data();

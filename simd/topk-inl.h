@@ -28,15 +28,17 @@ namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // The candidate buffer (capacity n: it holds at most the ids seen so far),
-// over logits of type T (double, or float: an f32 row).
+// over logits of type T (double, or float: an f32 row); ids set in `skip`
+// never enter.
 template <class T>
 class Candidates {
  public:
-  Candidates(const T* l, double divisor, size_t k, int32_t* ids)
+  Candidates(const T* l, double divisor, size_t k, int32_t* ids, const uint64_t* skip)
       : l_(l),
         order_(l, divisor),
         k_(k),
         ids_(ids),
+        skip_(skip),
         // Cutting costs O(limit); leaving room for >= 256 new candidates
         // between cuts keeps ascending rows (every id a candidate) linear.
         limit_(std::max(4 * k, k + 256)) {}
@@ -52,7 +54,10 @@ class Candidates {
     threshold_ = l_[ids_[k_ - 1]];
   }
 
-  void Push(size_t id) { ids_[count_++] = static_cast<int32_t>(id); }
+  void Push(size_t id) {
+    if (skip_ != nullptr && ((skip_[id / 64] >> (id % 64)) & 1) != 0) return;
+    ids_[count_++] = static_cast<int32_t>(id);
+  }
 
   // Appends ids base + j for the true lanes j of `mask`.
   template <class D>
@@ -78,6 +83,7 @@ class Candidates {
   topk::Order<T> order_;
   size_t k_;
   int32_t* ids_;
+  const uint64_t* skip_;
   size_t limit_;
   size_t count_ = 0;
   T threshold_ = -INFINITY;
@@ -87,10 +93,10 @@ class Candidates {
 // monotone).
 template <class D, class T = hn::TFromD<D>>
 size_t TopK(D d, const T* l, double divisor, size_t n, size_t k, int32_t* out,
-            int32_t* ids) {
+            int32_t* ids, const uint64_t* skip) {
   if (k == 0) return 0;
   const size_t N = hn::Lanes(d);
-  Candidates<T> cand(l, divisor, k, ids);
+  Candidates<T> cand(l, divisor, k, ids, skip);
   auto thr = hn::Set(d, cand.threshold());
   size_t i = 0;
   for (; i + 4 * N <= n; i += 4 * N) {

@@ -12,12 +12,12 @@ namespace exactsample::simd::HWY_NAMESPACE {
 
 size_t TopKImpl(const double* l, double divisor, size_t n, size_t k, int32_t* out,
                 int32_t* ids) {
-  return TopK(hn::ScalableTag<double>(), l, divisor, n, k, out, ids);
+  return TopK(hn::ScalableTag<double>(), l, divisor, n, k, out, ids, nullptr);
 }
 
 size_t TopKF32Impl(const float* x, double divisor, size_t n, size_t k, int32_t* out,
-                   int32_t* ids) {
-  return TopK(hn::ScalableTag<float>(), x, divisor, n, k, out, ids);
+                   int32_t* ids, const uint64_t* skip) {
+  return TopK(hn::ScalableTag<float>(), x, divisor, n, k, out, ids, skip);
 }
 
 }  // namespace exactsample::simd::HWY_NAMESPACE
@@ -36,9 +36,9 @@ size_t TopK(const double* l, double divisor, size_t n, size_t k, int32_t* out,
 }
 
 size_t TopK(const float* x, double divisor, size_t n, size_t k, int32_t* out,
-            std::span<int32_t> scratch) {
+            std::span<int32_t> scratch, const uint64_t* skip) {
   HWY_ASSERT(scratch.size() >= TopKScratchSize(n));
-  return HWY_DYNAMIC_DISPATCH(TopKF32Impl)(x, divisor, n, k, out, scratch.data());
+  return HWY_DYNAMIC_DISPATCH(TopKF32Impl)(x, divisor, n, k, out, scratch.data(), skip);
 }
 
 }  // namespace exactsample::simd

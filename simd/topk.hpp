@@ -24,8 +24,9 @@ constexpr size_t TopKScratchSize(size_t n) { return n; }
 size_t TopK(const double* l, double divisor, size_t n, size_t k, int32_t* out,
             std::span<int32_t> scratch);
 
-// The same over an f32 row x (the order of the widened row).
+// The same over an f32 row x (the order of the widened row), leaving out
+// the ids whose bit is set in `skip` (bit i % 64 of word i / 64; null: none).
 size_t TopK(const float* x, double divisor, size_t n, size_t k, int32_t* out,
-            std::span<int32_t> scratch);
+            std::span<int32_t> scratch, const uint64_t* skip = nullptr);
 
 }  // namespace exactsample::simd

@@ -11,6 +11,12 @@ namespace exactsample::simd::topk {
 
 using scalar_ref::Tempered;
 
+// Whether t = l / divisor orders an f32 row's ids as l does. Two f32 values
+// apart are at least 2^-24 apart relatively, a gap the rounding of
+// l / divisor to f64 (2^-53) cannot close while the quotients stay normal
+// and finite, as they do for |l| < 2^128 and these divisors.
+inline bool F32OrderIsLs(double divisor) { return divisor >= 0x1p-64 && divisor <= 0x1p64; }
+
 // scalar_ref::Before on ids, for logits l of type T: double, or float (an
 // f32 row, widened exactly on the way).
 template <class T>
@@ -23,13 +29,9 @@ class Order {
   }
 
  private:
-  // Two f32 values apart are at least 2^-24 apart relatively, a gap the
-  // rounding of l / divisor to f64 (2^-53) cannot close while the quotients
-  // stay normal and finite, as they do for |l| < 2^128 and these divisors:
-  // then t orders the ids as l does, and the divisions are left out.
+  // Where t orders an f32 row as l does, the divisions are left out.
   static double OrderDivisor(double divisor) {
-    const bool same_order = sizeof(T) == sizeof(float) && divisor >= 0x1p-64 && divisor <= 0x1p64;
-    return same_order ? 1.0 : divisor;
+    return sizeof(T) == sizeof(float) && F32OrderIsLs(divisor) ? 1.0 : divisor;
   }
 
   const T* l_;

@@ -308,7 +308,9 @@ TEST(EngineParity, MinPOnTheF32Row) {
 
 // Top-k on the f32 row with the penalised window ids patched in
 // (Plan::f32_row): the largest logit held by a window id (lowered, so the
-// rest of the row is read again, or kept by a penalty that skips it), a
+// largest unchanged one is found by step 6's selection, or by reading the
+// rest of the row again at a temperature of 1e-30; or kept by a penalty
+// that skips it), a
 // repetition penalty below 1 lifting a window id above every other, window
 // ids at -inf, k = 1 and k past the finite ids, a window past kMaxPatches
 // (the widened row), a Sequence's window; on one thread and split across
@@ -323,7 +325,8 @@ TEST(EngineParity, TopKOnThePatchedF32Row) {
         std::max_element(c.logits.begin(), c.logits.end()) - c.logits.begin());
     for (int variant = 0; variant < 12; ++variant) {
       c.params = {};
-      c.params.temperature = variant % 3 == 0 ? 1.0 : 0.7;
+      // 1e-30: past the temperatures where t orders an f32 row as l does.
+      c.params.temperature = variant == 11 ? 1e-30 : variant % 3 == 0 ? 1.0 : 0.7;
       c.params.top_k = variant % 4 == 3 ? 1 : 40;
       c.params.top_p = variant % 2 ? 0.95 : 1.0;
       c.params.repetition_penalty = variant % 5 == 4 ? 0.5 : 1.3;
