@@ -27,17 +27,16 @@ namespace exp_detail {
 
 namespace ed = exactsample::exp_data;
 
-// tail_bits[j] = kTable[idx[j]], h_bits[j] = kTable[idx[j] + 1] (idx even).
-// Gathers on SCALAR and on SVE, whose lane count is known only at run time
-// (and which gathers natively); pairs of 128-bit loads elsewhere.
-#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+// tail_bits[j] = kTable[idx[j]], h_bits[j] = kTable[idx[j] + 1] (idx even),
+// by two gathers.
 template <class DU, class VU = hn::Vec<DU>>
-HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
+HWY_INLINE void GatherTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
   const hn::RebindToSigned<DU> di;
   tail_bits = hn::GatherIndex(du, ed::kTable, hn::BitCast(di, idx));
   h_bits = hn::GatherIndex(du, ed::kTable + 1, hn::BitCast(di, idx));
 }
-#else
+
+#if !(HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE)
 // The 128-bit pairs kTable[i], kTable[i + 1] for the even lanes (`first` =
 // 0) or the odd lanes (`first` = 1) of `index`, one pair per 128-bit block.
 template <class DU>
@@ -51,10 +50,9 @@ HWY_INLINE hn::Vec<DU> LoadPairs(DU du, const uint64_t* index, size_t first) {
   }
 }
 
-// Loading each 128-bit pair once and interleaving beats two 64-bit gathers:
-// 0.94 against 1.16 ns per element on AVX2 here.
+// The same by loading each 128-bit pair once and interleaving.
 template <class DU, class VU = hn::Vec<DU>>
-HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
+HWY_INLINE void LoadTablePairsByLoads(DU du, VU idx, VU& tail_bits, VU& h_bits) {
   HWY_ALIGN uint64_t index[hn::MaxLanes(DU())];
   hn::Store(idx, du, index);
   if constexpr (hn::MaxLanes(DU()) == 1) {  // a single-lane partial vector
@@ -68,6 +66,25 @@ HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
   }
 }
 #endif
+
+// The table's pairs for idx. SCALAR and SVE (whose lane count is known only
+// at run time, and which gathers natively) gather; elsewhere kGather
+// chooses (ExpTableByGather): the pair loads beat gathers where gathers are
+// microcoded (0.94 against 1.16 ns per element on AMD Zen 3, AVX2), gathers
+// win on Intel's AVX-512 (0.87 against 1.19 ns per element for the whole
+// f32-row softmax on a Xeon with AVX3).
+template <bool kGather, class DU, class VU = hn::Vec<DU>>
+HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
+  GatherTablePairs(du, idx, tail_bits, h_bits);
+#else
+  if constexpr (kGather) {
+    GatherTablePairs(du, idx, tail_bits, h_bits);
+  } else {
+    LoadTablePairsByLoads(du, idx, tail_bits, h_bits);
+  }
+#endif
+}
 
 // Lanes off the main path get glibc's special cases; `main_result` holds
 // the main path's values, `tmp`, `sbits` and `ki` its intermediate values
@@ -119,7 +136,7 @@ HWY_NOINLINE V SpecialLanes(D d, V x, M on_main, V main_result, V tmp, VU sbits,
 
 }  // namespace exp_detail
 
-template <bool kFused, class D, class V = hn::Vec<D>>
+template <bool kFused, bool kGather = false, class D, class V = hn::Vec<D>>
 HWY_INLINE V ExpGlibc(D d, V x) {
   namespace ed = exactsample::exp_data;
   const hn::RebindToUnsigned<D> du;
@@ -135,7 +152,7 @@ HWY_INLINE V ExpGlibc(D d, V x) {
   // 2^(k/N) ~= scale * (1 + tail).
   const auto idx = hn::ShiftLeft<1>(hn::And(ki, hn::Set(du, ed::kIndexMask)));
   hn::Vec<decltype(du)> tail_bits, h_bits;
-  exp_detail::LoadTablePairs(du, idx, tail_bits, h_bits);
+  exp_detail::LoadTablePairs<kGather>(du, idx, tail_bits, h_bits);
   const V tail = hn::BitCast(d, tail_bits);
   const auto sbits = hn::Add(h_bits, hn::ShiftLeft<52 - ed::kTableBits>(ki));
 

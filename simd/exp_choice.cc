@@ -1,5 +1,6 @@
 #include "simd/exp_choice.hpp"
 
+#include <atomic>
 #include <bit>
 #include <cfenv>
 #include <cmath>
@@ -192,6 +193,31 @@ ExpVariant CallerExp() {
   std::string why;
   return DefaultFloatEnvironment(why) ? ProcessExp().variant : ExpVariant::libm;
 }
+
+namespace {
+
+std::atomic<ExpTable> forced_table{ExpTable::automatic};
+
+bool GathersAreFast() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool intel = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_is("intel") != 0;
+  }();
+  return intel;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+bool ExpTableByGather() {
+  const ExpTable table = forced_table.load(std::memory_order_relaxed);
+  return table == ExpTable::automatic ? GathersAreFast() : table == ExpTable::gather;
+}
+
+void ForceExpTable(ExpTable table) { forced_table.store(table, std::memory_order_relaxed); }
 
 const char* ToString(ExpVariant variant) {
   switch (variant) {

@@ -38,4 +38,12 @@ ExpChoice ChooseExp();
 
 const char* ToString(ExpVariant variant);
 
+// How the vector replica reads its table on x86 with AVX2 or AVX-512:
+// by gathers on Intel CPUs, whose gathers are fast, by 128-bit loads
+// elsewhere (AMD's gathers are microcoded). The same values either way;
+// tests force each.
+enum class ExpTable { automatic, gather, loads };
+bool ExpTableByGather();
+void ForceExpTable(ExpTable table);
+
 }  // namespace exactsample::simd

@@ -65,13 +65,13 @@ HWY_INLINE void Map(D d, const T* l, size_t m, double* e, const F& f) {
 }
 
 // One block of e with the vector replica.
-template <bool kFused, bool kDivide, class D, class T>
+template <bool kFused, bool kDivide, bool kGather, class D, class T>
 HWY_INLINE void ReplicaBlock(D d, const T* l, size_t m, double divisor, double shift,
                              double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
   Map(d, l, m, e, [&](hn::Vec<D> v) {
-    return ExpGlibc<kFused>(d, Argument<kDivide>(v, vdivisor, vshift));
+    return ExpGlibc<kFused, kGather>(d, Argument<kDivide>(v, vdivisor, vshift));
   });
 }
 
@@ -112,7 +112,7 @@ HWY_INLINE void PatchBlock(const ExpSource& src, size_t& next, size_t start, siz
 // (kSum), or only stored (a piece of a row split between threads). T is
 // double, or float for an f32 row widened on the way, whose patched ids
 // (src's) are overwritten before the block is summed.
-template <ExpVariant kVariant, bool kDivide, bool kSum, class D, class T>
+template <ExpVariant kVariant, bool kDivide, bool kSum, bool kGather, class D, class T>
 HWY_NOINLINE double ExpSumBlocks(D d, const T* l, const ExpSource& src, size_t n,
                                  double divisor, double shift, double* e_out, double z) {
   HWY_ALIGN double buffer[kBlock];
@@ -123,8 +123,8 @@ HWY_NOINLINE double ExpSumBlocks(D d, const T* l, const ExpSource& src, size_t n
     if constexpr (kVariant == ExpVariant::libm) {
       LibmBlock<kDivide>(d, l + start, m, divisor, shift, e);
     } else {
-      ReplicaBlock<kVariant == ExpVariant::fused, kDivide>(d, l + start, m, divisor,
-                                                           shift, e);
+      ReplicaBlock<kVariant == ExpVariant::fused, kDivide, kGather>(d, l + start, m,
+                                                                    divisor, shift, e);
     }
     if (next_patch < src.patches) {
       PatchBlock<kVariant, kDivide>(src, next_patch, start, m, divisor, shift, e);
@@ -134,23 +134,37 @@ HWY_NOINLINE double ExpSumBlocks(D d, const T* l, const ExpSource& src, size_t n
   return z;
 }
 
-template <ExpVariant kVariant, bool kDivide, bool kSum, class D>
+template <ExpVariant kVariant, bool kDivide, bool kSum, bool kGather, class D>
 HWY_INLINE double ExpSumSource(D d, const ExpSource& src, size_t n, double divisor,
                                double shift, double* e_out, double z) {
   if (src.x != nullptr) {
-    return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.x, src, n, divisor, shift, e_out,
-                                                 z);
+    return ExpSumBlocks<kVariant, kDivide, kSum, kGather>(d, src.x, src, n, divisor, shift,
+                                                          e_out, z);
   }
-  return ExpSumBlocks<kVariant, kDivide, kSum>(d, src.l, src, n, divisor, shift, e_out, z);
+  return ExpSumBlocks<kVariant, kDivide, kSum, kGather>(d, src.l, src, n, divisor, shift,
+                                                        e_out, z);
 }
 
+template <ExpVariant kVariant, bool kSum, bool kGather, class D>
+HWY_INLINE double ExpSumDivisor(D d, ExpSource src, size_t n, double divisor,
+                                double shift, double* e_out, double z) {
+  if (divisor == 1.0) {
+    return ExpSumSource<kVariant, false, kSum, kGather>(d, src, n, divisor, shift, e_out, z);
+  }
+  return ExpSumSource<kVariant, true, kSum, kGather>(d, src, n, divisor, shift, e_out, z);
+}
+
+// x86 with 256- or 512-bit vectors reads the replica's table either way
+// (exp_detail::LoadTablePairs); the libm variant reads none.
 template <ExpVariant kVariant, bool kSum, class D>
 HWY_INLINE double ExpSumVariant(D d, ExpSource src, size_t n, double divisor,
                                 double shift, double* e_out, double z) {
-  if (divisor == 1.0) {
-    return ExpSumSource<kVariant, false, kSum>(d, src, n, divisor, shift, e_out, z);
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  if (kVariant != ExpVariant::libm && ExpTableByGather()) {
+    return ExpSumDivisor<kVariant, kSum, true>(d, src, n, divisor, shift, e_out, z);
   }
-  return ExpSumSource<kVariant, true, kSum>(d, src, n, divisor, shift, e_out, z);
+#endif
+  return ExpSumDivisor<kVariant, kSum, false>(d, src, n, divisor, shift, e_out, z);
 }
 
 }  // namespace exp_sum_detail

@@ -178,12 +178,17 @@ int CheckAll(ExpVariant v, const char* target) {
   return failures;
 }
 
-// Every target, every variant (a test per variant keeps each one short).
+// Every target, every variant (a test per variant keeps each one short),
+// the replica's table read by gathers and by pair loads (ExpTable).
 void CheckEveryTarget(ExpVariant v) {
-  test::ForEachTarget([&](int64_t target) {
-    EXPECT_EQ(0, CheckAll(v, hwy::TargetName(target)))
-        << hwy::TargetName(target);
-  });
+  for (ExpTable table : {ExpTable::gather, ExpTable::loads}) {
+    ForceExpTable(table);
+    const char* how = table == ExpTable::gather ? " gathers" : " loads";
+    test::ForEachTarget([&](int64_t target) {
+      EXPECT_EQ(0, CheckAll(v, hwy::TargetName(target))) << hwy::TargetName(target) << how;
+    });
+  }
+  ForceExpTable(ExpTable::automatic);
 }
 
 TEST(ExpSumTest, Fused) { CheckEveryTarget(ExpVariant::fused); }
