@@ -51,9 +51,9 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   }
 
   if (options.distribution != nullptr) options.distribution->clear();
-  const Result<Logits> logits = PenalizedLogits(request, plan, ws);
+  Result<Logits> logits = PenalizedLogits(request, plan, ws);
   if (!logits) return logits.error();
-  const LogprobSoftmax softmax = Logprob(*logits, plan, ws);
+  const LogprobSoftmax softmax = Logprob(logits.value(), plan, p, ws);
   trace.Softmax(*logits, softmax);
   if (p.temperature == 0.0) {
     const size_t id = Greedy(*logits);

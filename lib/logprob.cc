@@ -14,7 +14,28 @@
 
 namespace exactsample {
 
-LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::WorkspaceImpl& ws) {
+namespace {
+
+// Step 6's selection over the f32 row (FirstKUnpatched), made while the
+// logprob's pass runs: split across threads, it overlaps the helpers'
+// pieces instead of following the pass.
+struct EarlyTopK {
+  Logits* logits;
+  const SamplingParams* params;
+  detail::WorkspaceImpl* ws;
+
+  static void Run(void* arg) {
+    const EarlyTopK& s = *static_cast<const EarlyTopK*>(arg);
+    Logits& l = *s.logits;
+    l.unpatched_k = FirstKUnpatched(l.x, l.n, l.patch_ids, s.params->temperature,
+                                    static_cast<size_t>(s.params->top_k), *s.ws);
+  }
+};
+
+}  // namespace
+
+LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& params,
+                       detail::WorkspaceImpl& ws) {
   LogprobSoftmax out{logits.max, NAN, std::nullopt};
   if (!plan.logprob && !plan.shared_softmax) return out;
   // The spec's M is the first maximum in id order; for a zero its sign
@@ -38,6 +59,11 @@ LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::Workspace
   double* e = plan.shared_softmax ? ws.e.data() : nullptr;
   RowThreads threads = ws.ForPass(plan.threads, n, ws.logprob_job);
   threads.keep_e = plan.shared_softmax;
+  EarlyTopK early{&logits, &params, &ws};
+  if (plan.f32_row && plan.top_k && logits.unpatched_k == Logits::kNotSelected) {
+    threads.meanwhile = &EarlyTopK::Run;
+    threads.meanwhile_arg = &early;
+  }
   if (threads.job != nullptr) {
     if (src.l == nullptr) threads.x_copy = ws.XCopy();
     if (e == nullptr) e = ws.LogprobE();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <thread>
 
 #include "simd/exact_sum.hpp"
@@ -304,6 +305,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   const int team = RowTeam(n, threads.threads);
   if (team == 1 || threads.job == nullptr || e_out == nullptr ||
       (src.l == nullptr && threads.x_copy == nullptr)) {
+    threads.Meanwhile();
     for (size_t p = 0; p < pieces.count; ++p) {
       if (threads.supersede.Now()) throw threads::Superseded{};
       prefix[p] = z;
@@ -346,6 +348,14 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
     }
   }
   threads::RunPassHook();
+  // The helpers hold the job until the ticket closes: what the caller's own
+  // work throws (an allocation) waits for the end of the pass.
+  std::exception_ptr meanwhile_threw;
+  try {
+    threads.Meanwhile();
+  } catch (...) {
+    meanwhile_threw = std::current_exception();
+  }
 
   // With a helper there to start from the bottom, the caller computes
   // pieces from the top; as soon as none has (it may have been preempted
@@ -426,6 +436,7 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   }
   job.ticket_.Close();
   job.WaitCopies();
+  if (meanwhile_threw) std::rethrow_exception(meanwhile_threw);
   return result(job.patches_ > 0 ? &job : nullptr);
 }
 

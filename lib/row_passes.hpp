@@ -88,6 +88,14 @@ struct RowThreads {
   // be summed: the pieces summed in order, by the caller or the helper from
   // the bottom, store nothing, as on one thread.
   bool keep_e = true;
+  // Called once on the caller's thread during the pass, after the helpers
+  // are given their pieces and before the caller computes its own (work
+  // that then overlaps theirs; on one thread, before the pass).
+  void (*meanwhile)(void*) = nullptr;
+  void* meanwhile_arg = nullptr;
+  void Meanwhile() const {
+    if (meanwhile != nullptr) meanwhile(meanwhile_arg);
+  }
 };
 
 // Z = simd::ExpSum(src, n, divisor, shift, e_out, v) with e stored into e_out

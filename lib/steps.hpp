@@ -84,7 +84,8 @@ struct Logits {
   // their logits patch_l[id]; every other id's logit is x's.
   std::span<const int32_t> patch_ids{};
   const double* patch_l = nullptr;
-  // FirstKUnpatched's count when steps 1 to 3 ran it (its ids in ws.top).
+  // FirstKUnpatched's count once run (its ids in ws.top): by steps 1 to 3
+  // or during the logprob's pass.
   static constexpr size_t kNotSelected = SIZE_MAX;
   size_t unpatched_k = kNotSelected;
 
@@ -137,7 +138,10 @@ struct LogprobSoftmax {
   Token TokenOf(const Logits& logits, size_t id, double processed, const Plan& plan,
                 detail::WorkspaceImpl& ws) const;
 };
-LogprobSoftmax Logprob(const Logits& logits, const Plan& plan, detail::WorkspaceImpl& ws);
+// On the f32-row path with top-k, step 6's selection is made during its
+// pass (Logits::unpatched_k).
+LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& params,
+                       detail::WorkspaceImpl& ws);
 
 // The processed logprob of K's entry j, (t - M_K) - log(Z_K).
 double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,
@@ -158,7 +162,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
 
 // Step 7. Returns the cut (found false: nothing dropped).
 // Over a whole row, the ids below this e hold at most half the mass top-p
-// drops: the candidates it tries first.
+// drops: the lowest candidate threshold it tries.
 double TopPCandidateThreshold(double z, size_t n, double p);
 simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws);
 

@@ -49,9 +49,11 @@ void FirstKOfRow(const Logits& logits, double temperature, size_t k,
 size_t FirstKUnpatched(const float* x, size_t n, std::span<const int32_t> patched,
                        double temperature, size_t k, detail::WorkspaceImpl& ws) {
   ws.top.resize(k + patched.size());  // room for the patched ones after
+  // Everything that allocates comes before the bits are set.
+  const std::span<int32_t> scratch = ws.TopKScratch(n);
   uint64_t* const skip = patched.empty() ? nullptr : ws.PatchBits();
   for (const int32_t id : patched) skip[id / 64] |= uint64_t{1} << (id % 64);
-  const size_t found = simd::TopK(x, temperature, n, k, ws.top.data(), ws.TopKScratch(n), skip);
+  const size_t found = simd::TopK(x, temperature, n, k, ws.top.data(), scratch, skip);
   for (const int32_t id : patched) skip[id / 64] = 0;  // zero between calls
   return found;
 }
