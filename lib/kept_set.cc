@@ -28,10 +28,10 @@ class PieceBound {
   double slack_;
 };
 
-// The entries of K with e >= threshold into ws.ids[0..count): count, or
-// capacity + 1 when there are more.
-size_t CompactIds(const KeptSet& kept, double threshold, size_t capacity,
-                  detail::WorkspaceImpl& ws) {
+}  // namespace
+
+size_t PrefixIds(const KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {
+  const size_t capacity = CompactCapacity(kept.n);
   if (!kept.sums) {
     return simd::CompactAtLeast(kept.e, kept.n, threshold, ws.ids.data(), capacity);
   }
@@ -58,22 +58,7 @@ size_t CompactIds(const KeptSet& kept, double threshold, size_t capacity,
   return count;
 }
 
-}  // namespace
-
-double MassBoundAtLeast(const KeptSet& kept, double threshold) {
-  if (!kept.sums) return INFINITY;
-  const PieceBound bound(kept);
-  double mass = 0.0;
-  for (size_t k = 0; k < bound.pieces().count; ++k) {
-    if (bound.MayHold(k, threshold)) mass += bound.MassBound(k);
-  }
-  return mass;
-}
-
-bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {
-  const size_t capacity = CompactCapacity(kept.n);
-  const size_t count = CompactIds(kept, threshold, capacity, ws);
-  if (count > capacity) return false;
+void MovePrefix(KeptSet& kept, size_t count, detail::WorkspaceImpl& ws) {
   const bool with_l = kept.l != nullptr;  // null on the f32-row path: nothing after reads it
   ws.top.resize(count);
   ws.top_l.resize(with_l ? count : 0);
@@ -86,6 +71,12 @@ bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {
   }
   kept = {with_l ? ws.top_l.data() : nullptr, ws.top_e.data(), count, ws.top.data(), kept.z,
           std::nullopt};
+}
+
+bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {
+  const size_t count = PrefixIds(kept, threshold, ws);
+  if (count > CompactCapacity(kept.n)) return false;
+  MovePrefix(kept, count, ws);
   return true;
 }
 

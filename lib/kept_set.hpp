@@ -54,14 +54,18 @@ inline bool InTopBuffers(const KeptSet& kept, const detail::WorkspaceImpl& ws) {
 
 // Filters whose kept set is a prefix of (t desc, id asc) order continue on a
 // compact K when it is small: the entries with e >= threshold (a prefix too,
-// since e does not decrease as t grows) move, in ascending id order, to the
-// workspace's compact buffers; Z is unchanged. Returns false, leaving K as it
-// was, when more than CompactCapacity entries qualify. Where K has running
+// since e does not decrease as t grows). PrefixIds finds their entries, in
+// ascending order, into ws.ids: it returns their count, or
+// CompactCapacity(K.n) + 1 as soon as there are more. Where K has running
 // sums, only the pieces whose mass can hold such an e are read.
-bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws);
+size_t PrefixIds(const KeptSet& kept, double threshold, detail::WorkspaceImpl& ws);
 
-// An upper bound of the sum of K's e values >= threshold, from K's running
-// sums (+inf without them): the mass of the pieces that can hold one.
-double MassBoundAtLeast(const KeptSet& kept, double threshold);
+// Moves the entries ws.ids[0..count) of K to the workspace's compact
+// buffers, which K then is; Z is unchanged.
+void MovePrefix(KeptSet& kept, size_t count, detail::WorkspaceImpl& ws);
+
+// PrefixIds then MovePrefix; false, leaving K as it was, when more than
+// CompactCapacity entries qualify.
+bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws);
 
 }  // namespace exactsample

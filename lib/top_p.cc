@@ -1,6 +1,7 @@
 // Step 7: the first id in (t desc, id asc) order whose running sum of q
 // reaches p stays; everything after it goes.
 #include <cmath>
+#include <iterator>
 
 #include "lib/steps.hpp"
 #include "simd/compact.hpp"
@@ -15,20 +16,20 @@ namespace {
 // cut, and is not tried.
 constexpr double kMassMargin = 1 - 0x1p-20;
 
-// The candidate thresholds tried over a whole row, highest first, by share
-// of Z: on a peaked row a few ids with large q hold the nucleus. The first
-// ones are found from the running sums' pieces alone; the others by one
-// counting pass (at most twins::kMaxLevels thresholds with the floor).
-constexpr int kFromPieces[] = {6, 12};  // q >= 2^-6, 2^-12
-constexpr int kCounted[] = {14, 17};    // q >= 2^-14, 2^-17
+// The candidate thresholds over a whole row, highest first, by share of Z:
+// on a peaked row a few ids with large q hold the nucleus.
+constexpr int kLevels[] = {6, 9, 12, 14, 17};  // q >= 2^-6, ..., 2^-17
+constexpr size_t kMaxLevels = std::size(kLevels);
+static_assert(kMaxLevels - 1 <= twins::kMaxLevels, "one counting pass over the others");
 
-// Compacts K to the entries with e >= x and cuts there. The entries with
-// e >= x are a prefix of (t desc, id asc) order, so when the walk over them
-// crosses p it cuts where the walk over all of K does; else K is restored.
-bool CutAmong(KeptSet& kept, double x, const SamplingParams& params, detail::WorkspaceImpl& ws,
-              simd::Cut& cut) {
+// Moves K's entries ws.ids[0..count) to the compact buffers and cuts there.
+// Those entries are a prefix of (t desc, id asc) order (the e >= x of some
+// x), so when the walk over them crosses p it cuts where the walk over all
+// of K does; else K is restored.
+bool CutAmongIds(KeptSet& kept, size_t count, const SamplingParams& params,
+                 detail::WorkspaceImpl& ws, simd::Cut& cut) {
   const KeptSet whole = kept;
-  if (!CompactPrefix(kept, x, ws)) return false;
+  MovePrefix(kept, count, ws);
   double mass = 0.0;
   for (size_t j = 0; j < kept.n; ++j) mass += kept.e[j];
   if (mass >= params.top_p * kept.z * kMassMargin) {
@@ -40,42 +41,59 @@ bool CutAmong(KeptSet& kept, double x, const SamplingParams& params, detail::Wor
   return false;
 }
 
-// Candidates over a whole row, highest threshold first; each guess costs
-// time only, never a different cut.
+// CutAmongIds over the entries with e >= x, when they fit a compact K.
+bool CutAmong(KeptSet& kept, double x, const SamplingParams& params, detail::WorkspaceImpl& ws,
+              simd::Cut& cut) {
+  const size_t count = PrefixIds(kept, x, ws);
+  return count <= CompactCapacity(kept.n) && CutAmongIds(kept, count, params, ws, cut);
+}
+
+// Candidates over a whole row; each guess costs time only, never a
+// different cut. One compaction at the lowest level finds few enough ids
+// on most rows: the highest level among them that holds p Z is cut.
 bool CutAmongCandidates(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws,
                         simd::Cut& cut) {
-  const double p = params.top_p;
-  const double floor = TopPCandidateThreshold(kept.z, kept.n, p);
-  const auto above_floor = [&](int j) { return std::ldexp(kept.z, -j) > floor; };
-  if (kept.sums) {
-    for (int j : kFromPieces) {
-      const double x = std::ldexp(kept.z, -j);
-      if (!above_floor(j)) break;
-      if (MassBoundAtLeast(kept, x) >= p * kept.z && CutAmong(kept, x, params, ws, cut)) {
-        return true;
+  const double needed = params.top_p * kept.z * kMassMargin;
+  // Below the floor, ids hold at most half the mass top-p drops: it always
+  // holds p Z, and every level tried is above it.
+  const double floor = TopPCandidateThreshold(kept.z, kept.n, params.top_p);
+  double levels[kMaxLevels];
+  size_t count = 0;
+  for (int j : kLevels) {
+    const double x = std::ldexp(kept.z, -j);
+    if (x > floor) levels[count++] = x;
+  }
+  if (count == 0) return CutAmong(kept, floor, params, ws, cut);
+  const size_t found = PrefixIds(kept, levels[count - 1], ws);
+  if (found > CompactCapacity(kept.n)) {
+    // Too many at the lowest level: one counting pass over the others.
+    size_t ids_at[kMaxLevels];
+    double mass_at[kMaxLevels];
+    simd::CountAtLeast(kept.e, kept.n, levels, count - 1, ids_at, mass_at);
+    for (size_t j = 0; j + 1 < count; ++j) {
+      if (ids_at[j] <= CompactCapacity(kept.n) && mass_at[j] >= needed) {
+        return CutAmong(kept, levels[j], params, ws, cut);
       }
     }
+    return false;
   }
-  // One counting pass: the highest threshold whose ids fit a compact K and
-  // hold p Z is tried, down to the floor, which always holds it.
-  double levels[twins::kMaxLevels];
-  size_t count = 0;
-  if (!kept.sums && above_floor(kFromPieces[1])) {
-    levels[count++] = std::ldexp(kept.z, -kFromPieces[1]);
+  // Without a branch per id: which level an id reaches is not predictable.
+  double mass[kMaxLevels] = {};
+  for (size_t i = 0; i < found; ++i) {
+    const double e = kept.e[ws.ids[i]];
+    for (size_t j = 0; j < count; ++j) mass[j] += e >= levels[j] ? e : 0.0;
   }
-  for (int j : kCounted) {
-    if (above_floor(j)) levels[count++] = std::ldexp(kept.z, -j);
-  }
-  levels[count++] = floor;
-  size_t ids_at[twins::kMaxLevels];
-  double mass_at[twins::kMaxLevels];
-  simd::CountAtLeast(kept.e, kept.n, levels, count, ids_at, mass_at);
   for (size_t j = 0; j < count; ++j) {
-    if (ids_at[j] <= CompactCapacity(kept.n) && mass_at[j] >= p * kept.z * kMassMargin) {
-      return CutAmong(kept, levels[j], params, ws, cut);
+    if (mass[j] < needed) continue;
+    size_t at_level = 0;
+    for (size_t i = 0; i < found; ++i) {
+      const uint32_t id = ws.ids[i];
+      ws.ids[at_level] = id;
+      at_level += kept.e[id] >= levels[j];
     }
+    return CutAmongIds(kept, at_level, params, ws, cut);
   }
-  return false;
+  return CutAmong(kept, floor, params, ws, cut);
 }
 
 }  // namespace
