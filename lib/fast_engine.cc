@@ -22,11 +22,11 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   const bool row_as_given =
       request.logits_type == LogitType::f32 && options.trace == nullptr && !plan.adjust;
   const bool shared_row = plan.shared_softmax && p.top_p >= 1.0 && !PenaltiesApply(request);
-  const bool top_k_row =
-      plan.top_k && p.temperature != 0.0 &&
-      static_cast<size_t>(p.top_k) <= CompactCapacity(request.vocab()) &&
-      plan.top_logprobs == 0 && !plan.rank && FewPenalisedIds(request);
-  plan.f32_row = row_as_given && (shared_row || top_k_row);
+  const bool patched_row = p.temperature != 0.0 && plan.top_logprobs == 0 && !plan.rank &&
+                           FewPenalisedIds(request);
+  const bool k_fits =
+      !plan.top_k || static_cast<size_t>(p.top_k) <= CompactCapacity(request.vocab());
+  plan.f32_row = row_as_given && (shared_row || (patched_row && k_fits));
   plan.finite_pass = plan.logprob || (!plan.top_k && p.temperature != 0.0);
   return plan;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "lib/steps.hpp"
 #include "simd/compact.hpp"
 
 namespace exactsample {
@@ -59,18 +60,17 @@ size_t PrefixIds(const KeptSet& kept, double threshold, detail::WorkspaceImpl& w
 }
 
 void MovePrefix(KeptSet& kept, size_t count, detail::WorkspaceImpl& ws) {
-  const bool with_l = kept.l != nullptr;  // null on the f32-row path: nothing after reads it
   ws.top.resize(count);
-  ws.top_l.resize(with_l ? count : 0);
+  ws.top_l.resize(count);
   ws.top_e.resize(count);
   for (size_t j = 0; j < count; ++j) {
     const uint32_t i = ws.ids[j];
     ws.top[j] = kept.Id(i);
-    if (with_l) ws.top_l[j] = kept.l[i];
+    if (kept.l != nullptr) ws.top_l[j] = kept.l[i];
     ws.top_e[j] = kept.e[i];
   }
-  kept = {with_l ? ws.top_l.data() : nullptr, ws.top_e.data(), count, ws.top.data(), kept.z,
-          std::nullopt};
+  if (kept.l == nullptr) kept.row->AtAscending(ws.top.data(), count, ws.top_l.data());
+  kept = {ws.top_l.data(), ws.top_e.data(), count, ws.top.data(), kept.z, std::nullopt};
 }
 
 bool CompactPrefix(KeptSet& kept, double threshold, detail::WorkspaceImpl& ws) {

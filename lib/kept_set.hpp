@@ -12,12 +12,14 @@
 
 namespace exactsample {
 
+struct Logits;
+
 // Entry j is the id id_of[j] (or j when id_of is null: K spans the row),
 // with penalised logit l[j] and e[j] = exp(l[j] / T - M / T). Ids outside K
 // have e[j] == 0 exactly, which leaves every ascending sum and the inverse
 // CDF as the spec computes them over K.
 struct KeptSet {
-  const double* l;       // null where no step after the softmax reads it
+  const double* l;       // null on the f32-row path when K spans the row
   double* e;
   size_t n;
   const int32_t* id_of;  // ascending ids, or null
@@ -28,6 +30,9 @@ struct KeptSet {
   // threaded pass took them over from helpers): only Draw reads K then, by
   // piece (RowJob::Piece) or after RowJob::Contiguous.
   RowJob* patch = nullptr;
+  // With l null: the row, whose logits (Logits::At) the filters read for the
+  // few ids they compact, or widen (WidenPatchedRow) where they need all.
+  const Logits* row = nullptr;
 
   int32_t Id(size_t j) const {
     return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);

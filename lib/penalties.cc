@@ -186,12 +186,22 @@ Result<double> ApplyBias(const LogitBias& bias, double* l, size_t n, double max_
   return max;
 }
 
-// Steps 2 and 3 on the f32-row path (top-k on): the window's distinct ids
-// get their penalised logits in ws.l and are listed ascending in
-// logits.patch_ids; returns the largest logit after them, the row's largest
-// being max_x.
-Result<double> PatchPenalties(const Request& request, double max_x, detail::WorkspaceImpl& ws,
-                              Logits& logits) {
+// fn(begin, end) for each run of ids in [0, n) between patched ones.
+template <typename F>
+void ForEachGap(std::span<const int32_t> patched, size_t n, F&& fn) {
+  size_t begin = 0;
+  for (size_t j = 0; j <= patched.size(); ++j) {
+    const size_t end = j < patched.size() ? static_cast<size_t>(patched[j]) : n;
+    if (end > begin) fn(begin, end);
+    begin = end + 1;
+  }
+}
+
+// Steps 2 and 3 on the f32-row path: the window's distinct ids get their
+// penalised logits in ws.l and are listed ascending in logits.patch_ids;
+// returns the largest logit after them, the row's largest being max_x.
+Result<double> PatchPenalties(const Request& request, const Plan& plan, double max_x,
+                              detail::WorkspaceImpl& ws, Logits& logits) {
   const float* const x = logits.x;
   int32_t* const ids = ws.PatchIds();
   double* const l = ws.l.data();
@@ -219,24 +229,21 @@ Result<double> PatchPenalties(const Request& request, double max_x, detail::Work
   }
   // The largest unchanged logit is max_x unless a changed id held it. Then
   // it is that of the first id of step 6's selection over the unchanged
-  // ids, made now, where t orders them as l does; else the gaps between
-  // changed ids are read again.
+  // ids, made now, where there is top-k and t orders them as l does; else
+  // the gaps between changed ids are read again.
   const bool held = std::any_of(patched.begin(), patched.end(),
                                 [&](int32_t id) { return x[id] == max_x; });
   double max = max_x;
   const double temperature = request.params.temperature;
-  if (held && simd::topk::F32OrderIsLs(temperature)) {
+  if (held && plan.top_k && simd::topk::F32OrderIsLs(temperature)) {
     logits.unpatched_k = FirstKUnpatched(x, request.vocab(), patched, temperature,
                                          static_cast<size_t>(request.params.top_k), ws);
     max = logits.unpatched_k > 0 ? static_cast<double>(x[ws.top[0]]) : -INFINITY;
   } else if (held) {
     max = -INFINITY;
-    size_t begin = 0;
-    for (size_t j = 0; j <= count; ++j) {
-      const size_t end = j < count ? static_cast<size_t>(ids[j]) : request.vocab();
-      if (end > begin) max = std::max(max, simd::CheckedMax(x + begin, end - begin).max);
-      begin = end + 1;
-    }
+    ForEachGap(patched, request.vocab(), [&](size_t begin, size_t end) {
+      max = std::max(max, simd::CheckedMax(x + begin, end - begin).max);
+    });
   }
   // Every listed id's logit, changed or not (one the penalties skip keeps x's).
   for (const int32_t id : patched) max = std::max(max, l[id]);
@@ -244,6 +251,28 @@ Result<double> PatchPenalties(const Request& request, double max_x, detail::Work
 }
 
 }  // namespace
+
+void Logits::AtAscending(const int32_t* ids, size_t count, double* out) const {
+  size_t next = 0;  // the first patched id not below ids[j]
+  for (size_t j = 0; j < count; ++j) {
+    const int32_t id = ids[j];
+    if (l != nullptr) {
+      out[j] = l[id];
+      continue;
+    }
+    while (next < patch_ids.size() && patch_ids[next] < id) ++next;
+    out[j] = next < patch_ids.size() && patch_ids[next] == id ? patch_l[id]
+                                                              : static_cast<double>(x[id]);
+  }
+}
+
+const double* WidenPatchedRow(const Logits& logits, detail::WorkspaceImpl& ws) {
+  double* const l = ws.l.data();  // already holds the patched ids' logits
+  ForEachGap(logits.patch_ids, logits.n, [&](size_t begin, size_t end) {
+    simd::WidenMax(logits.x + begin, end - begin, l + begin);
+  });
+  return l;
+}
 
 bool FewPenalisedIds(const Request& request) {
   if (!PenaltiesApply(request)) return true;
@@ -310,7 +339,7 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   Logits logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
                 max};
   if (l == nullptr && PenaltiesApply(request)) {  // steps 2 and 3 on the f32-row path
-    const Result<double> penalized = PatchPenalties(request, max, ws, logits);
+    const Result<double> penalized = PatchPenalties(request, plan, max, ws, logits);
     if (!penalized) return penalized.error();
     max = *penalized;
   }

@@ -48,10 +48,12 @@ struct Plan {
   // The row is f32 and the passes over all V ids read it as it is, the f64
   // row never stored: either shared with nothing else needing the f64 row
   // (no bias, mask, penalty, top-p or trace; min-p reads e alone, and the
-  // processed logprob the chosen id's logit), or with top-k (K compacted
-  // from the row, no bias, mask, trace, top-N or rank) and at most
-  // kMaxPatches window ids, whose penalised logits patch the row
-  // (Logits::patch_ids). A 16-bit row is widened into the f64 row by the
+  // processed logprob the chosen id's logit), or, at T != 0 with no bias,
+  // mask, trace, top-N or rank, with at most kMaxPatches window ids whose
+  // penalised logits patch the row (Logits::patch_ids): with top-k, K is
+  // compacted from the row; without, the filters read the logits of the
+  // few ids they compact (KeptSet::row), and top-p widens the row only
+  // where no candidate set holds its cut. A 16-bit row is widened into the
   // max pass instead: reading its words in the exp pass was measured slower
   // than that (5% at V = 128256 on AVX3, the widening's shuffles competing
   // with the exp's).
@@ -97,6 +99,9 @@ struct Logits {
     }
     return static_cast<double>(x[id]);
   }
+  // At(ids[j]) into out[j] for ascending ids, walking the patches alongside
+  // (a search per id costs mispredicted branches).
+  void AtAscending(const int32_t* ids, size_t count, double* out) const;
   // The row for an exp pass over all V ids.
   simd::ExpSource Source() const {
     if (l != nullptr) return {l};
@@ -112,6 +117,10 @@ bool PenaltiesApply(const Request& request);
 // Whether steps 2 and 3 change at most kMaxPatches ids, known without a
 // pass over the row (so not from a Sequence's dense codes).
 bool FewPenalisedIds(const Request& request);
+
+// On the f32-row path, the row with its patches as f64 logits (in ws.l),
+// for a step that reads every id's logit.
+const double* WidenPatchedRow(const Logits& logits, detail::WorkspaceImpl& ws);
 
 // Steps 1 to 3 with the bias and the mask between steps 1 and 2, and their
 // checks: NaN or +inf logits, every logit -inf, a bias to +inf, every id

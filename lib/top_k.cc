@@ -66,21 +66,23 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   const double max_tempered = scalar_ref::Tempered(logits.max, temperature);
   // Without top-k, K is every id with a finite logit: the compacted ones
   // where a mask left them (Logits::finite_l), else the row, whose -inf
-  // entries have e = +0.
+  // entries have e = +0 (on the f32-row path, read as it is).
   const bool finite = logits.finite_l != nullptr;
   const double* const kept_l = finite ? logits.finite_l : l;
   const size_t kept_n = finite ? logits.finite_n : n;
-  const auto exp_sum_pass = [&](const double* src, size_t count, double* e) {
-    return ExpSumPass({src}, count, temperature, max_tempered, e, plan.exp,
-                      ws.ForPass(plan.threads, count, ws.kept_job), ws.sums);
+  const auto exp_sum_pass = [&](simd::ExpSource src, size_t count, double* e) {
+    RowThreads threads = ws.ForPass(plan.threads, count, ws.kept_job);
+    if (threads.job != nullptr && src.l == nullptr) threads.x_copy = ws.KeptXCopy();
+    return ExpSumPass(src, count, temperature, max_tempered, e, plan.exp, threads, ws.sums);
   };
   // K's e values as one array, unless only Draw reads them (f32_row without
-  // min-p: no top-p or trace either), which reads the one piece it needs as
+  // top-p or min-p: no trace either), which reads the one piece it needs as
   // it is.
-  const bool only_draw_reads_e = plan.f32_row && params.min_p == 0.0;
+  const bool only_draw_reads_e = plan.f32_row && params.top_p >= 1.0 && params.min_p == 0.0;
   const auto kept_set = [&](double* e, double z, std::optional<RowSums> sums,
                             RowJob* patch) {
-    KeptSet kept{kept_l, e, kept_n, logits.finite_ids, z, sums, patch};
+    KeptSet kept{kept_l, e, kept_n, logits.finite_ids, z, sums, patch,
+                 kept_l == nullptr ? &logits : nullptr};
     if (patch != nullptr && !only_draw_reads_e) {
       kept.e = patch->Contiguous();
       kept.patch = nullptr;
@@ -91,7 +93,8 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
     if (plan.shared_softmax) {
       return kept_set(ws.e.data(), softmax.z, softmax.sums, softmax.patch);
     }
-    const ExpSumResult pass = exp_sum_pass(kept_l, kept_n, ws.e.data());
+    const ExpSumResult pass =
+        exp_sum_pass(finite ? simd::ExpSource{kept_l} : logits.Source(), kept_n, ws.e.data());
     return kept_set(ws.e.data(), pass.z, pass.sums, pass.patch);
   }
   // ws.top receives the first k ids of (t desc, id asc), in no set order.
@@ -106,14 +109,14 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   if (count > CompactCapacity(n)) {
     // Too many to compact: K stays in place, e zeroed after the k-th id.
     const int32_t last = ws.top[count - 1];
-    const ExpSumResult pass = exp_sum_pass(l, n, ws.e.data());
+    const ExpSumResult pass = exp_sum_pass({l}, n, ws.e.data());
     double* const e = pass.patch != nullptr ? pass.patch->Contiguous() : ws.e.data();
     simd::ZeroAfter(l, temperature, e, n, scalar_ref::Tempered(l[last], temperature), last);
     return {l, e, n, nullptr, simd::ExactSum(e, n), std::nullopt, nullptr};
   }
   std::sort(ws.top.begin(), ws.top.end());
   ws.top_l.resize(count);
-  for (size_t j = 0; j < count; ++j) ws.top_l[j] = logits.At(ws.top[j]);
+  logits.AtAscending(ws.top.data(), count, ws.top_l.data());
   const double z = simd::ExpSum(ws.top_l.data(), count, temperature, max_tempered,
                                 ws.e.data(), plan.exp);
   return {ws.top_l.data(), ws.e.data(), count, ws.top.data(), z, std::nullopt, nullptr};

@@ -106,6 +106,7 @@ simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImp
   simd::Cut cut;
   if (params.top_p >= 1.0) return cut;
   if (InTopBuffers(kept, ws) || !CutAmongCandidates(kept, params, ws, cut)) {
+    if (kept.l == nullptr) kept.l = WidenPatchedRow(*kept.row, ws);
     cut = simd::NucleusCut(kept.l, params.temperature, kept.e, kept.n, kept.z,
                            params.top_p, ws.ids);
   }

@@ -56,6 +56,8 @@ struct WorkspaceImpl {
   std::vector<int32_t> ids_finite;  // (Logits::finite_l), read by the passes
   std::vector<double> alt;        // the caller's pieces taken over from helpers
   std::vector<float> x_copy;      // helpers' copies of the f32 row's pieces
+  std::vector<float> x_copy_kept;  // the same for step 9's pass (a late
+                                   // logprob helper may still read x_copy)
   std::vector<double> l_stage;    // helpers' widened pieces before they move into l
   std::vector<int32_t> patch_ids;  // the f32 row's window ids, ascending (logits in l)
   std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
@@ -63,7 +65,7 @@ struct WorkspaceImpl {
   struct RowBuffers {
     std::vector<double> l, e, e_logprob, l_finite;
     std::vector<int32_t> ids_finite;
-    std::vector<float> x_copy;
+    std::vector<float> x_copy, x_copy_kept;
     std::vector<double> l_stage;
     std::vector<int32_t> patch_ids;
     std::unique_ptr<RowJob> logprob_job, kept_job;
@@ -141,6 +143,7 @@ struct WorkspaceImpl {
     return logprob_job != nullptr && logprob_job->Announced() ? logprob_job.get() : nullptr;
   }
   float* XCopy() { return Sized(x_copy); }
+  float* KeptXCopy() { return Sized(x_copy_kept); }
   double* LStage() { return Sized(l_stage); }
   // A bit per id, zero between calls (top-k sets the patched ids' bits,
   // then clears them).
@@ -181,8 +184,8 @@ struct WorkspaceImpl {
     if (k == set_aside.size()) set_aside.emplace_back();
     RowBuffers current{std::move(l),          std::move(e),        std::move(e_logprob),
                        std::move(l_finite),   std::move(ids_finite), std::move(x_copy),
-                       std::move(l_stage),    std::move(patch_ids),  std::move(logprob_job),
-                       std::move(kept_job)};
+                       std::move(x_copy_kept), std::move(l_stage),   std::move(patch_ids),
+                       std::move(logprob_job), std::move(kept_job)};
     RowBuffers& idle = set_aside[k];
     l = std::move(idle.l);
     e = std::move(idle.e);
@@ -190,6 +193,7 @@ struct WorkspaceImpl {
     l_finite = std::move(idle.l_finite);
     ids_finite = std::move(idle.ids_finite);
     x_copy = std::move(idle.x_copy);
+    x_copy_kept = std::move(idle.x_copy_kept);
     l_stage = std::move(idle.l_stage);
     patch_ids = std::move(idle.patch_ids);
     logprob_job = std::move(idle.logprob_job);

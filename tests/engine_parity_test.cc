@@ -306,16 +306,17 @@ TEST(EngineParity, MinPOnTheF32Row) {
   }
 }
 
-// Top-k on the f32 row with the penalised window ids patched in
-// (Plan::f32_row): the largest logit held by a window id (lowered, so the
-// largest unchanged one is found by step 6's selection, or by reading the
-// rest of the row again at a temperature of 1e-30; or kept by a penalty
-// that skips it), a
+// The filters on the f32 row with the penalised window ids patched in
+// (Plan::f32_row), with top-k and without: the largest logit held by a
+// window id (lowered, so the largest unchanged one is found by step 6's
+// selection, or by reading the rest of the row again without top-k or at a
+// temperature of 1e-30; or kept by a penalty that skips it), a
 // repetition penalty below 1 lifting a window id above every other, window
 // ids at -inf, k = 1 and k past the finite ids, a window past kMaxPatches
-// (the widened row), a Sequence's window; on one thread and split across
-// two, with and without the logprob, on every target.
-TEST(EngineParity, TopKOnThePatchedF32Row) {
+// (the widened row), a flat row (top-p without top-k widens the patched
+// row), min-p, a Sequence's window; on one thread and split across two,
+// with and without the logprob, on every target.
+TEST(EngineParity, FiltersOnThePatchedF32Row) {
   Workspace ref_ws, fast_ws;
   for (size_t vocab : {size_t{3000}, size_t{70000}}) {
     if (vocab > 3000 && test::ShareDivisor() > 1) continue;  // emulated: the long row left out
@@ -323,29 +324,35 @@ TEST(EngineParity, TopKOnThePatchedF32Row) {
     test::RandomCase c{vocab, StandardRow(vocab, vocab + 1), {}, {}, {}};
     const auto top = static_cast<int32_t>(
         std::max_element(c.logits.begin(), c.logits.end()) - c.logits.begin());
-    for (int variant = 0; variant < 12; ++variant) {
+    for (int variant = 0; variant < 26; ++variant) {
+      const bool top_k = variant < 13;
+      const int v = variant % 13;
       c.params = {};
       // 1e-30: past the temperatures where t orders an f32 row as l does.
-      c.params.temperature = variant == 11 ? 1e-30 : variant % 3 == 0 ? 1.0 : 0.7;
-      c.params.top_k = variant % 4 == 3 ? 1 : 40;
-      c.params.top_p = variant % 2 ? 0.95 : 1.0;
-      c.params.repetition_penalty = variant % 5 == 4 ? 0.5 : 1.3;
-      c.params.frequency_penalty = variant % 3 == 1 ? 0.0 : 0.4;
-      c.params.presence_penalty = variant % 2 ? 0.3 : 0.0;
-      c.params.penalty_last_n = variant == 7 ? 0 : 64;
+      c.params.temperature = v == 11 ? 1e-30 : v % 3 == 0 ? 1.0 : 0.7;
+      c.params.top_k = !top_k ? 0 : v % 4 == 3 ? 1 : 40;
+      c.params.top_p = v % 2 || v == 12 ? 0.95 : 1.0;
+      c.params.min_p = v % 4 == 2 ? 0.05 : 0.0;
+      c.params.repetition_penalty = v % 5 == 4 ? 0.5 : 1.3;
+      c.params.frequency_penalty = v % 3 == 1 ? 0.0 : 0.4;
+      c.params.presence_penalty = v % 2 ? 0.3 : 0.0;
+      c.params.penalty_last_n = v == 7 ? 0 : 64;
       c.prompt.assign({top, 5, 9});
       c.generated.clear();
-      const size_t window = variant == 7 ? kMaxPatches + 100 : 60;
+      const size_t window = v == 7 ? kMaxPatches + 100 : 60;
       for (size_t j = 0; j < window; ++j) c.generated.push_back(maker.Below(vocab));
-      if (variant % 3 == 2) c.generated.push_back(top);
+      if (v % 3 == 2) c.generated.push_back(top);
       std::vector<float> row = c.logits;
-      if (variant == 9) {
+      if (v == 9) {
         for (size_t j = 0; j < 20; ++j) c.logits[c.generated[j]] = -INFINITY;
       }
-      if (variant == 10) {
+      if (v == 10) {
         // k past the finite ids: every id above 3 at -inf, but the largest.
         for (float& x : c.logits) x = x > 3.0f && x != c.logits[top] ? -INFINITY : x;
-        c.params.top_k = static_cast<int32_t>(vocab - 10);
+        if (top_k) c.params.top_k = static_cast<int32_t>(vocab - 10);
+      }
+      if (v == 12) {  // flat: no candidate set holds top-p's cut
+        for (float& x : c.logits) x = std::min(x, 1.0f);
       }
       for (uint64_t seed = 0; seed < 2; ++seed) {
         c.seed = seed;
