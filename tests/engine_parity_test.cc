@@ -378,8 +378,9 @@ TEST(EngineParity, FiltersOnThePatchedF32Row) {
 }
 
 // Top-p on rows of the standard kind and on rows built against the
-// candidate thresholds of the fast engine (q >= 2^-6, then 2^-12, found
-// from the exp-sum pass's pieces of 4096 ids, then (1 - p) Z / 2V): other
+// candidate thresholds of the fast engine (q >= 2^-6 to 2^-17 among the ids
+// one compaction finds, reading the exp-sum pass's pieces of 4096 ids that
+// can hold one, or a counting pass; then (1 - p) Z / 2V): other
 // row seeds, quantized logits (ties), masked pieces, underflowing e, peaks
 // too low for the first thresholds, and ids whose e equals a threshold
 // exactly, one per piece; several temperatures and p (also p equal to a

@@ -75,7 +75,8 @@ size_t LargestLogit(const llama_token_data* data, size_t n) {
 
 // One token from `n` logits: the dense row when ids is null, else
 // candidates (logits[j] the logit of ids[j]). The kept set goes to
-// s.kept_ids / s.kept_probs (room for `kept_capacity`), *kept its size.
+// s.kept_ids / s.kept_probs (room for `kept_capacity`), *kept its size;
+// kept null: not made at all.
 exactsample_status Sample(State& s, const float* logits, const int32_t* ids, size_t n,
                           size_t kept_capacity, size_t* kept, exactsample_token* token) {
   s.started = true;
@@ -305,9 +306,9 @@ llama_token exactsample_llama_sample(llama_sampler* smpl, llama_context* ctx, in
         ") has no logits; no token (-1)\n");
     return -1;
   }
-  size_t kept = 0;
+  // No candidate array to fill: the kept set is not asked for.
   exactsample_token token{};
-  const exactsample_status status = Sample(*s, logits, nullptr, s->vocab, 0, &kept, &token);
+  const exactsample_status status = Sample(*s, logits, nullptr, s->vocab, 0, nullptr, &token);
   if (status != EXACTSAMPLE_OK) {
     token.id = static_cast<int32_t>(LargestOf(s->vocab, [&](size_t j) { return logits[j]; }));
     FallBack(*s, status, token.id);
