@@ -4,7 +4,10 @@ configuration, at each vocabulary size, quiet, under contention and as a
 batch (alone and under contention); median at 1 thread / median at 2 threads (above 1: two threads are
 faster), each cell from one `exactsample bench --json` run.
 
-    python3 bench/threads_table.py [--exactsample build/exactsample] [--iters 400]
+    python3 bench/threads_table.py [--exactsample build/exactsample] [--iters 2000]
+
+2000 calls per row by default: with 400, the contended medians moved by up
+to 8% between runs (other work's time slices land on some calls).
 """
 
 import argparse
@@ -27,7 +30,10 @@ def medians(exe, vocab, extra, iters):
     command = [exe, "bench", "--vocab", str(vocab), "--engine", "fast",
                "--config", ",".join(CONFIGS), "--threads", "1,2",
                "--iters", str(iters), "--json"] + extra
-    run = subprocess.run(command, capture_output=True, text=True)
+    try:
+        run = subprocess.run(command, capture_output=True, text=True)
+    except OSError as e:
+        sys.exit(f"{exe}: cannot run it ({e.strerror})")
     if run.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({run.returncode}): {run.stderr.strip()}")
     rows = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
@@ -41,13 +47,16 @@ def medians(exe, vocab, extra, iters):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exactsample", default="build/exactsample")
-    parser.add_argument("--iters", type=int, default=400)
+    parser.add_argument("--iters", type=int, default=2000)
     parser.add_argument("--vocab", default=",".join(map(str, VOCABS)),
                         help="comma-separated vocabulary sizes")
     parser.add_argument("--condition", default=",".join(CONDITIONS),
                         help="comma-separated: " + ", ".join(CONDITIONS))
     args = parser.parse_args()
-    vocabs = [int(v) for v in args.vocab.split(",")]
+    try:
+        vocabs = [int(v) for v in args.vocab.split(",")]
+    except ValueError:
+        parser.error(f"--vocab {args.vocab!r}: comma-separated whole numbers")
     conditions = args.condition.split(",")
     for name in conditions:
         if name not in CONDITIONS:

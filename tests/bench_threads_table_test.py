@@ -58,6 +58,19 @@ class ThreadsTableTest(cli_harness.TempDirTest):
         self.assertIn("--condition 'loud'", run.stderr)
         self.assertEqual(run.stdout, "")
 
+    def test_a_vocabulary_that_is_not_a_number_is_bad_usage(self):
+        run = self.table("--vocab", "3000,lots")
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("--vocab '3000,lots'", run.stderr)
+        self.assertEqual(run.stdout, "")
+
+    def test_a_missing_program_is_named(self):
+        missing = self.path("no_such_program")
+        run = self.table("--vocab", "64", "--condition", "quiet", exe=missing)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn(f"{missing}: cannot run it", run.stderr)
+        self.assertNotIn("Traceback", run.stderr)
+
     def test_a_failing_program_is_named_with_its_status(self):
         run = self.table("--vocab", "64", "--condition", "quiet", exe="/bin/false")
         self.assertEqual(run.returncode, 1)
