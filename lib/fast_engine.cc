@@ -10,6 +10,7 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   Plan plan{};
   plan.threads = options.threads;
   plan.exp = simd::CallerExp();  // this thread's floating-point mode
+  plan.default_fp = simd::DefaultEnvironment();
   plan.top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < request.vocab();
   plan.mask = !request.mask.allowed.empty() || !request.mask.banned.empty() ||
               !request.mask.allowed_bits.empty();
@@ -63,9 +64,11 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
     return softmax.TokenOf(*logits, id, 0.0, plan, ws);
   }
 
-  KeptSet kept = TopK(*logits, softmax, p, plan, ws);
+  simd::Cut cut;
+  std::optional<KeptSet> nucleus = NucleusFromBounds(*logits, p, plan, ws, cut);
+  KeptSet kept = nucleus ? *nucleus : TopK(*logits, softmax, p, plan, ws);
   trace.TopK(*logits, plan, ws);
-  const simd::Cut cut = TopP(kept, p, ws);
+  if (!nucleus) cut = TopP(kept, p, ws);
   trace.TopP(kept, cut, p.temperature);
   const std::optional<MinPCut> min_p = MinP(kept, p.min_p, ws);
   trace.MinP(kept, min_p);

@@ -6,6 +6,7 @@
 //   step 4         Greedy            lib/logprob.cc
 //   steps 5, 6     TopK              lib/top_k.cc     (t = l / T inside the kernels)
 //   step 7         TopP              lib/top_p.cc
+//   steps 5 to 7   NucleusFromBounds lib/top_p_bounds.cc (the f32 row without top-k)
 //   step 8         MinP              lib/min_p.cc
 //   steps 9 to 11  Draw              lib/draw.cc      (step 10's u from the caller)
 //   outputs        TokenOf           lib/logprob.cc   (logprobs, top-N)
@@ -35,6 +36,9 @@ namespace exactsample {
 struct Plan {
   int threads;           // SampleOptions::threads, for the passes over all V ids
   simd::ExpVariant exp;  // the exp the kernels replicate
+  // The caller's floating-point environment is the default one, which
+  // simd::ExpSumBounds's error bounds assume (NucleusFromBounds).
+  bool default_fp;
   bool top_k;            // step 6 cuts: 0 < top_k < V
   bool mask;             // a mask is given
   bool adjust;           // a logit bias or a mask is given
@@ -174,6 +178,25 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
 // drops: the lowest candidate threshold it tries.
 double TopPCandidateThreshold(double z, size_t n, double p);
 simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws);
+// The candidate thresholds over a whole row, highest first, by share of Z:
+// on a peaked row a few ids with large q hold the nucleus.
+inline constexpr int kTopPLevels[] = {6, 9, 12, 14, 17};  // q >= 2^-6, ..., 2^-17
+// Masses summed in any order are off the walk's running sum by rounding
+// only: a candidate set whose mass is below p Z (1 - 2^-20) cannot hold the
+// cut, and is not tried.
+inline constexpr double kTopPMassMargin = 1 - 0x1p-20;
+// Drops the ids after a found cut from K and sums K's Z again.
+void CutKept(KeptSet& kept, const simd::Cut& cut, double temperature);
+
+// Steps 5 to 7 on the f32 row without top-k (lib/top_p_bounds.cc): K after
+// top-p, compact, with `cut`, decided from an enclosure of Z without the
+// exact pass over all V ids; nullopt where that does not decide it (or
+// does not apply: an f64 row, top-k, temperature 1 sharing the logprob's
+// pass, no top-p, another floating-point environment), and then TopK and
+// TopP do.
+std::optional<KeptSet> NucleusFromBounds(const Logits& logits, const SamplingParams& params,
+                                         const Plan& plan, detail::WorkspaceImpl& ws,
+                                         simd::Cut& cut);
 
 // Step 8. Returns Z before the filter and the threshold on q, when it ran.
 struct MinPCut {

@@ -11,15 +11,7 @@
 namespace exactsample {
 namespace {
 
-// Masses summed in any order are off the walk's running sum by rounding
-// only: a candidate set whose mass is below p Z (1 - 2^-20) cannot hold the
-// cut, and is not tried.
-constexpr double kMassMargin = 1 - 0x1p-20;
-
-// The candidate thresholds over a whole row, highest first, by share of Z:
-// on a peaked row a few ids with large q hold the nucleus.
-constexpr int kLevels[] = {6, 9, 12, 14, 17};  // q >= 2^-6, ..., 2^-17
-constexpr size_t kMaxLevels = std::size(kLevels);
+constexpr size_t kMaxLevels = std::size(kTopPLevels);
 static_assert(kMaxLevels - 1 <= twins::kMaxLevels, "one counting pass over the others");
 
 // Moves K's entries ws.ids[0..count) to the compact buffers and cuts there.
@@ -32,7 +24,7 @@ bool CutAmongIds(KeptSet& kept, size_t count, const SamplingParams& params,
   MovePrefix(kept, count, ws);
   double mass = 0.0;
   for (size_t j = 0; j < kept.n; ++j) mass += kept.e[j];
-  if (mass >= params.top_p * kept.z * kMassMargin) {
+  if (mass >= params.top_p * kept.z * kTopPMassMargin) {
     cut = simd::NucleusCut(kept.l, params.temperature, kept.e, kept.n, kept.z,
                            params.top_p, ws.ids);
     if (cut.found) return true;
@@ -53,13 +45,13 @@ bool CutAmong(KeptSet& kept, double x, const SamplingParams& params, detail::Wor
 // on most rows: the highest level among them that holds p Z is cut.
 bool CutAmongCandidates(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws,
                         simd::Cut& cut) {
-  const double needed = params.top_p * kept.z * kMassMargin;
+  const double needed = params.top_p * kept.z * kTopPMassMargin;
   // Below the floor, ids hold at most half the mass top-p drops: it always
   // holds p Z, and every level tried is above it.
   const double floor = TopPCandidateThreshold(kept.z, kept.n, params.top_p);
   double levels[kMaxLevels];
   size_t count = 0;
-  for (int j : kLevels) {
+  for (int j : kTopPLevels) {
     const double x = std::ldexp(kept.z, -j);
     if (x > floor) levels[count++] = x;
   }
@@ -110,13 +102,15 @@ simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImp
     cut = simd::NucleusCut(kept.l, params.temperature, kept.e, kept.n, kept.z,
                            params.top_p, ws.ids);
   }
-  if (cut.found) {
-    simd::ZeroAfter(kept.l, params.temperature, kept.e, kept.n, cut.t,
-                    static_cast<int32_t>(cut.id));
-    kept.z = simd::ExactSum(kept.e, kept.n);
-    kept.sums.reset();
-  }
+  CutKept(kept, cut, params.temperature);
   return cut;
+}
+
+void CutKept(KeptSet& kept, const simd::Cut& cut, double temperature) {
+  if (!cut.found) return;
+  simd::ZeroAfter(kept.l, temperature, kept.e, kept.n, cut.t, static_cast<int32_t>(cut.id));
+  kept.z = simd::ExactSum(kept.e, kept.n);
+  kept.sums.reset();
 }
 
 }  // namespace exactsample

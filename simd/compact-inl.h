@@ -23,8 +23,8 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class D>
-size_t CompactAtLeast(D d, const double* e, size_t n, double threshold, uint32_t* ids,
+template <class D, typename T = hn::TFromD<D>>
+size_t CompactAtLeast(D d, const T* e, size_t n, T threshold, uint32_t* ids,
                       size_t capacity) {
   const size_t N = hn::Lanes(d);
   const auto vthreshold = hn::Set(d, threshold);

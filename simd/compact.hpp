@@ -17,6 +17,8 @@ namespace exactsample::simd {
 // count, or capacity + 1 as soon as more than `capacity` qualify.
 size_t CompactAtLeast(const double* e, size_t n, double threshold,
                       uint32_t* ids, size_t capacity);
+size_t CompactAtLeast(const float* x, size_t n, float threshold,
+                      uint32_t* ids, size_t capacity);
 
 // As twins::CountAtLeast (k <= twins::kMaxLevels): the counts exactly, the
 // masses summed in any order. One pass says which threshold compacts few

@@ -189,9 +189,13 @@ const ExpChoice& ProcessExp() {
   return choice;
 }
 
-ExpVariant CallerExp() {
+bool DefaultEnvironment() {
   std::string why;
-  return DefaultFloatEnvironment(why) ? ProcessExp().variant : ExpVariant::libm;
+  return DefaultFloatEnvironment(why);
+}
+
+ExpVariant CallerExp() {
+  return DefaultEnvironment() ? ProcessExp().variant : ExpVariant::libm;
 }
 
 namespace {

@@ -27,6 +27,11 @@ struct ExpChoice {
 // on every probe. Costs well under a millisecond.
 const ExpChoice& ProcessExp();
 
+// Whether this thread's floating-point environment is the default one:
+// round-to-nearest, IEEE subnormals (no FTZ/DAZ). The replicas assume it, and
+// so do the error bounds of simd/exp_bound.
+bool DefaultEnvironment();
+
 // What a call from this thread uses: ProcessExp()'s variant in the default
 // environment, libm in any other (FTZ/DAZ or another rounding mode change
 // exp's results). Checked per call, in a few nanoseconds.

@@ -17,6 +17,7 @@
 #include "simd/exp-inl.h"
 #include "simd/exp_choice.hpp"
 #include "simd/order-inl.h"
+#include "simd/widen-inl.h"
 #include "scalar_ref/twins/exp_glibc.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -33,16 +34,6 @@ constexpr size_t kBlock = 512;
 template <bool kDivide, class V>
 HWY_INLINE V Argument(V l, V divisor, V shift) {
   return hn::Sub(Tempered<kDivide>(l, divisor), shift);
-}
-
-// A vector of logits from f64, or from f32 widened (exact).
-template <class D>
-HWY_INLINE hn::Vec<D> LoadLogits(D d, const double* l) {
-  return hn::LoadU(d, l);
-}
-template <class D>
-HWY_INLINE hn::Vec<D> LoadLogits(D d, const float* x) {
-  return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), x));
 }
 
 // Applies `f` (vector to vector) to l[0, m) into e[0, m); e may equal l.

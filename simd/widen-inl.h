@@ -19,6 +19,16 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// A vector of logits from f64, or from f32 widened (exact).
+template <class D>
+HWY_INLINE hn::Vec<D> LoadLogits(D d, const double* l) {
+  return hn::LoadU(d, l);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> LoadLogits(D d, const float* x) {
+  return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), x));
+}
+
 // f16 words (zero-extended into u32 lanes) to f32, as twins::F16ToF32.
 // Highway's own emulation (targets without F16C) turns inf and NaN into
 // finite values, so targets without a conversion instruction use this.

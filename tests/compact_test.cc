@@ -17,8 +17,8 @@
 namespace exactsample {
 namespace {
 
-void Check(const std::vector<double>& e, double threshold, size_t capacity,
-           const std::string& what) {
+template <typename T>
+void Check(const std::vector<T>& e, T threshold, size_t capacity, const std::string& what) {
   std::vector<uint32_t> want(capacity + 1, 7);
   const size_t want_count = twins::CompactAtLeast(
       e.data(), e.size(), threshold, want.data(), capacity);
@@ -36,12 +36,17 @@ void Check(const std::vector<double>& e, double threshold, size_t capacity,
   });
 }
 
-TEST(CompactAtLeast, MatchesTheTwinOnEveryTarget) {
-  test::SplitMix rng(17);
+// Every tail shape of every vector width, then long rows.
+std::vector<size_t> Sizes() {
   std::vector<size_t> sizes;
   for (size_t n = 0; n <= 70; ++n) sizes.push_back(n);
   for (size_t n : {1000, 4099, 128256}) sizes.push_back(n);
-  for (size_t n : sizes) {
+  return sizes;
+}
+
+TEST(CompactAtLeast, MatchesTheTwinOnEveryTarget) {
+  test::SplitMix rng(17);
+  for (size_t n : Sizes()) {
     std::vector<double> e(n);
     std::exponential_distribution<double> tail(1.0);
     for (double& v : e) v = rng() % 5 == 0 ? 0.0 : std::exp(-8.0 * tail(rng));
@@ -52,6 +57,27 @@ TEST(CompactAtLeast, MatchesTheTwinOnEveryTarget) {
       for (size_t capacity : {size_t{0}, size_t{1}, size_t{3}, n / 2, n, n + 5}) {
         Check(e, threshold, capacity,
               "n=" + std::to_string(n) + " threshold=" + std::to_string(threshold) +
+                  " capacity=" + std::to_string(capacity));
+      }
+    }
+  }
+}
+
+// The f32 row's compaction (a threshold on the logits themselves), with ties
+// on the threshold, -inf and sparse or dense hits.
+TEST(CompactAtLeast, F32RowsMatchTheTwinOnEveryTarget) {
+  test::SplitMix rng(19);
+  for (size_t n : Sizes()) {
+    std::vector<float> x(n);
+    for (float& v : x) {
+      v = rng() % 9 == 0 ? -INFINITY : static_cast<float>(rng.Normal(2.0));
+    }
+    const float picked = n > 0 ? x[rng() % n] : 0.5f;
+    for (float threshold : {-INFINITY, -1.0f, 2.0f, 6.0f, 100.0f, picked,
+                            std::nextafter(picked, 100.0f)}) {
+      for (size_t capacity : {size_t{0}, size_t{3}, n / 2, n, n + 5}) {
+        Check(x, threshold, capacity,
+              "f32 n=" + std::to_string(n) + " threshold=" + std::to_string(threshold) +
                   " capacity=" + std::to_string(capacity));
       }
     }

@@ -5,8 +5,10 @@
 
 namespace exactsample::twins {
 
-size_t CompactAtLeast(const double* e, size_t n, double threshold,
-                      uint32_t* ids, size_t capacity) {
+namespace {
+
+template <typename T>
+size_t CompactAtLeastOf(const T* e, size_t n, T threshold, uint32_t* ids, size_t capacity) {
   size_t count = 0;
   for (size_t i = 0; i < n; ++i) {
     if (e[i] >= threshold) {
@@ -15,6 +17,18 @@ size_t CompactAtLeast(const double* e, size_t n, double threshold,
     }
   }
   return count;
+}
+
+}  // namespace
+
+size_t CompactAtLeast(const double* e, size_t n, double threshold,
+                      uint32_t* ids, size_t capacity) {
+  return CompactAtLeastOf(e, n, threshold, ids, capacity);
+}
+
+size_t CompactAtLeast(const float* x, size_t n, float threshold,
+                      uint32_t* ids, size_t capacity) {
+  return CompactAtLeastOf(x, n, threshold, ids, capacity);
 }
 
 void CountAtLeast(const double* e, size_t n, const double* thresholds, size_t k,

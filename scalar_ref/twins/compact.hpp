@@ -11,6 +11,9 @@ namespace exactsample::twins {
 // stops and returns capacity + 1 (ids then holds the first capacity).
 size_t CompactAtLeast(const double* e, size_t n, double threshold,
                       uint32_t* ids, size_t capacity);
+// The same over an f32 row (a threshold on the logits themselves).
+size_t CompactAtLeast(const float* x, size_t n, float threshold,
+                      uint32_t* ids, size_t capacity);
 
 // For each of k <= kMaxLevels thresholds: counts[j], the number of ids of
 // e[0..n) with e[i] >= thresholds[j], and masses[j], the sum of those e[i]
