@@ -54,7 +54,8 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   if (options.distribution != nullptr) options.distribution->clear();
   Result<Logits> logits = PenalizedLogits(request, plan, ws);
   if (!logits) return logits.error();
-  const LogprobSoftmax softmax = Logprob(logits.value(), plan, p, ws);
+  BoundedNucleus nucleus;
+  const LogprobSoftmax softmax = Logprob(logits.value(), plan, p, ws, nucleus);
   trace.Softmax(*logits, softmax);
   if (p.temperature == 0.0) {
     const size_t id = Greedy(*logits);
@@ -64,11 +65,11 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
     return softmax.TokenOf(*logits, id, 0.0, plan, ws);
   }
 
-  simd::Cut cut;
-  std::optional<KeptSet> nucleus = NucleusFromBounds(*logits, p, plan, ws, cut);
-  KeptSet kept = nucleus ? *nucleus : TopK(*logits, softmax, p, plan, ws);
+  if (!nucleus.made) nucleus.Make(*logits, p, plan, ws);
+  simd::Cut cut = nucleus.cut;
+  KeptSet kept = nucleus.kept ? *nucleus.kept : TopK(*logits, softmax, p, plan, ws);
   trace.TopK(*logits, plan, ws);
-  if (!nucleus) cut = TopP(kept, p, ws);
+  if (!nucleus.kept) cut = TopP(kept, p, ws);
   trace.TopP(kept, cut, p.temperature);
   const std::optional<MinPCut> min_p = MinP(kept, p.min_p, ws);
   trace.MinP(kept, min_p);

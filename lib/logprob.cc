@@ -16,26 +16,33 @@ namespace exactsample {
 
 namespace {
 
-// Step 6's selection over the f32 row (FirstKUnpatched), made while the
-// logprob's pass runs: split across threads, it overlaps the helpers'
-// pieces instead of following the pass.
-struct EarlyTopK {
+// Work over the f32 row that needs only the row and its maximum, made
+// while the logprob's pass runs: split across threads, it overlaps the
+// helpers' pieces instead of following the pass. With top-k, step 6's
+// selection (FirstKUnpatched); without, steps 5 to 7 from Z's bounds.
+struct EarlySteps {
   Logits* logits;
   const SamplingParams* params;
+  const Plan* plan;
   detail::WorkspaceImpl* ws;
+  BoundedNucleus* nucleus;
 
   static void Run(void* arg) {
-    const EarlyTopK& s = *static_cast<const EarlyTopK*>(arg);
+    const EarlySteps& s = *static_cast<const EarlySteps*>(arg);
     Logits& l = *s.logits;
-    l.unpatched_k = FirstKUnpatched(l.x, l.n, l.patch_ids, s.params->temperature,
-                                    static_cast<size_t>(s.params->top_k), *s.ws);
+    if (s.plan->top_k) {
+      l.unpatched_k = FirstKUnpatched(l.x, l.n, l.patch_ids, s.params->temperature,
+                                      static_cast<size_t>(s.params->top_k), *s.ws);
+    } else {
+      s.nucleus->Make(l, *s.params, *s.plan, *s.ws);
+    }
   }
 };
 
 }  // namespace
 
 LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& params,
-                       detail::WorkspaceImpl& ws) {
+                       detail::WorkspaceImpl& ws, BoundedNucleus& nucleus) {
   LogprobSoftmax out{logits.max, NAN, std::nullopt};
   if (!plan.logprob && !plan.shared_softmax) return out;
   // The spec's M is the first maximum in id order; for a zero its sign
@@ -59,9 +66,9 @@ LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& p
   double* e = plan.shared_softmax ? ws.e.data() : nullptr;
   RowThreads threads = ws.ForPass(plan.threads, n, ws.logprob_job);
   threads.keep_e = plan.shared_softmax;
-  EarlyTopK early{&logits, &params, &ws};
-  if (plan.f32_row && plan.top_k && logits.unpatched_k == Logits::kNotSelected) {
-    threads.meanwhile = &EarlyTopK::Run;
+  EarlySteps early{&logits, &params, &plan, &ws, &nucleus};
+  if (plan.f32_row && (!plan.top_k || logits.unpatched_k == Logits::kNotSelected)) {
+    threads.meanwhile = &EarlySteps::Run;
     threads.meanwhile_arg = &early;
   }
   if (threads.job != nullptr) {

@@ -151,10 +151,19 @@ struct LogprobSoftmax {
   Token TokenOf(const Logits& logits, size_t id, double processed, const Plan& plan,
                 detail::WorkspaceImpl& ws) const;
 };
-// On the f32-row path with top-k, step 6's selection is made during its
-// pass (Logits::unpatched_k).
+// Steps 5 to 7 from Z's bounds (NucleusFromBounds), once made.
+struct BoundedNucleus {
+  bool made = false;
+  std::optional<KeptSet> kept;  // nullopt: TopK and TopP decide
+  simd::Cut cut;
+  void Make(const Logits& logits, const SamplingParams& params, const Plan& plan,
+            detail::WorkspaceImpl& ws);
+};
+// On the f32-row path, step 6's selection (with top-k, Logits::unpatched_k)
+// or steps 5 to 7 from Z's bounds (without, `nucleus`) are made during its
+// pass.
 LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& params,
-                       detail::WorkspaceImpl& ws);
+                       detail::WorkspaceImpl& ws, BoundedNucleus& nucleus);
 
 // The processed logprob of K's entry j, (t - M_K) - log(Z_K).
 double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,

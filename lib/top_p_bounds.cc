@@ -121,7 +121,7 @@ std::optional<KeptSet> NucleusFromBounds(const Logits& logits, const SamplingPar
                                          simd::Cut& cut) {
   const double temperature = params.temperature;
   if (logits.l != nullptr || logits.finite_l != nullptr || plan.top_k ||
-      plan.shared_softmax || params.top_p >= 1.0 || !plan.default_fp) {
+      plan.shared_softmax || params.top_p >= 1.0 || temperature == 0.0 || !plan.default_fp) {
     return std::nullopt;
   }
   const double max_tempered = scalar_ref::Tempered(logits.max, temperature);
@@ -179,6 +179,12 @@ std::optional<KeptSet> NucleusFromBounds(const Logits& logits, const SamplingPar
   }
   held_among(first + 1, count - 1);
   return kept;
+}
+
+void BoundedNucleus::Make(const Logits& logits, const SamplingParams& params, const Plan& plan,
+                          detail::WorkspaceImpl& ws) {
+  kept = NucleusFromBounds(logits, params, plan, ws, cut);
+  made = true;
 }
 
 }  // namespace exactsample
