@@ -21,11 +21,17 @@ namespace {
 // interval wide enough to leave most cuts undecided.
 constexpr double kMaxBoundError = 0x1p-30;
 
-// The index of 2^-14 in kTopPLevels, the level whose candidates come first.
+// The candidate levels, q >= 2^-12 Z to 2^-17 Z, highest first: TopP's
+// from 2^-12 down, and 2^-15 and 2^-16, where the random-weight model's
+// nuclei at p = 0.95 and T = 0.8 end (the walk runs over the smallest
+// level that holds p Z). Higher ones would save little: the walk over a
+// peaked row's few candidates is short anyway.
+constexpr int kLevels[] = {12, 14, 15, 16, 17};
+// The index of 2^-16, the level whose candidates come first.
 constexpr size_t kFirstLevel = 3;
-static_assert(kTopPLevels[kFirstLevel] == 14);
+static_assert(kLevels[kFirstLevel] == 16);
 static_assert(kFirstLevel + 1 <= twins::kMaxLevels &&
-                  std::size(kTopPLevels) - kFirstLevel - 1 <= twins::kMaxLevels,
+                  std::size(kLevels) - kFirstLevel - 1 <= twins::kMaxLevels,
               "each compaction's levels in one counting pass");
 
 // The f32 logits at or above which every id with e >= level lies: e is
@@ -52,28 +58,32 @@ bool Candidates(const Logits& logits, double level, double temperature,
   const size_t found = simd::CompactAtLeast(logits.x, logits.n, floor, ws.ids.data(), capacity);
   if (found > capacity) return false;
   // The patched ids enter by their own logits, in id order.
-  ws.top.clear();
   const std::span<const int32_t> patched = logits.patch_ids;
+  ws.top.resize(found + patched.size());
+  ws.top_l.resize(found + patched.size());
+  size_t count = 0;
   size_t next = 0;
+  const auto add = [&](int32_t id, double l) {
+    ws.top[count] = id;
+    ws.top_l[count++] = l;
+  };
   const auto patches_below = [&](int64_t id) {
     for (; next < patched.size() && patched[next] < id; ++next) {
-      if (logits.patch_l[patched[next]] >= static_cast<double>(floor)) {
-        ws.top.push_back(patched[next]);
-      }
+      const double l = logits.patch_l[patched[next]];
+      if (l >= static_cast<double>(floor)) add(patched[next], l);
     }
   };
   for (size_t j = 0; j < found; ++j) {
     const auto id = static_cast<int32_t>(ws.ids[j]);
     patches_below(id);
     if (next < patched.size() && patched[next] == id) continue;  // entered by its patch
-    ws.top.push_back(id);
+    add(id, static_cast<double>(logits.x[id]));
   }
   patches_below(static_cast<int64_t>(logits.n));
-  const size_t count = ws.top.size();
   if (count > capacity) return false;
+  ws.top.resize(count);
   ws.top_l.resize(count);
   ws.top_e.resize(count);
-  logits.AtAscending(ws.top.data(), count, ws.top_l.data());
   simd::ExpSum(ws.top_l.data(), count, temperature, max_tempered, ws.top_e.data(), plan.exp);
   return true;
 }
@@ -131,9 +141,9 @@ std::optional<KeptSet> NucleusFromBounds(const Logits& logits, const SamplingPar
   // The levels of TopP's candidates, from Z's lower bound: any level gives
   // a prefix; a lower one only more candidates.
   const double floor = TopPCandidateThreshold(z.lo, logits.n, params.top_p);
-  double levels[std::size(kTopPLevels) + 1];
+  double levels[std::size(kLevels) + 1];
   size_t count = 0;
-  for (const int j : kTopPLevels) {
+  for (const int j : kLevels) {
     const double level = std::ldexp(z.lo, -j);
     if (level > floor) levels[count++] = level;
   }
@@ -163,15 +173,17 @@ std::optional<KeptSet> NucleusFromBounds(const Logits& logits, const SamplingPar
     }
     return false;
   };
-  // Candidates come at 2^-14 Z first, where most rows' nucleus lies (a
-  // quarter of the ids of 2^-17 on the random-weight model's rows); where
-  // more than a compact K holds reach it, at the levels above in turn;
-  // where no level down to it holds p Z, at the lowest level.
+  // Candidates come at 2^-16 Z first (half the ids of 2^-17 on the
+  // random-weight model's rows); where more than a compact K holds reach
+  // it, at the highest level alone; where no level down to it holds p Z, at
+  // the lowest level.
   const size_t first = std::min(kFirstLevel, count - 1);
   size_t top = first;
-  while (!Candidates(logits, levels[top], temperature, max_tempered, plan, ws)) {
-    if (top == 0) return std::nullopt;
-    --top;
+  if (!Candidates(logits, levels[top], temperature, max_tempered, plan, ws)) {
+    top = 0;
+    if (first == 0 || !Candidates(logits, levels[0], temperature, max_tempered, plan, ws)) {
+      return std::nullopt;
+    }
   }
   if (held_among(0, top) || top < first || first + 1 == count ||
       !Candidates(logits, levels[count - 1], temperature, max_tempered, plan, ws)) {

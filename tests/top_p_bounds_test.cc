@@ -182,14 +182,15 @@ TEST(NucleusFromBounds, DecidesAsTheReferenceOnPeakedRows) {
   EXPECT_GE(decided * 4, cases * 3) << decided << " of " << cases;
 }
 
-// Cuts at the last ids whose q reaches a candidate level (q >= 2^-L Z, L
-// of kTopPLevels), on Zipf rows and on a dense one: the level's candidates
-// must reach down to them, the compaction's threshold on the logits being
-// only a little below theirs.
+// Cuts at the last ids whose q reaches 2^-L (every candidate level
+// q >= 2^-L Z among them, L from 6 to 17), on Zipf rows and on a dense
+// one: the level's candidates must reach down to them, the compaction's
+// threshold on the logits being only a little below theirs.
 TEST(NucleusFromBounds, CutsAtTheEdgeOfEachLevel) {
   Workspace ws;
   size_t tried = 0;
   for (const size_t vocab : {size_t{3000}, size_t{70000}}) {
+    if (vocab > 3000 && test::ShareDivisor() > 1) continue;  // emulated: the long row left out
     for (uint64_t seed = 0; seed < 3; ++seed) {
       Case c = ZipfCase(vocab, seed + 20);
       if (seed == 2) {  // dense: an id every 3e-4 in logit
@@ -197,7 +198,7 @@ TEST(NucleusFromBounds, CutsAtTheEdgeOfEachLevel) {
         for (float& x : c.row) x = static_cast<float>(rng.Uniform(-20.0, 0.0));
       }
       const std::vector<double> sums = WalkSums(Reference(c).penalized, c.params.temperature);
-      for (const int level : kTopPLevels) {
+      for (int level = 6; level <= 17; ++level) {
         // The last ids (q falls along the walk) at or above the level.
         const double q_level = std::ldexp(1.0, -level) * (1 + 1e-8);
         size_t last = 0;
@@ -215,7 +216,7 @@ TEST(NucleusFromBounds, CutsAtTheEdgeOfEachLevel) {
       }
     }
   }
-  EXPECT_GE(tried, 30u);
+  EXPECT_GE(tried, test::ShareDivisor() > 1 ? 20u : 60u);
 }
 
 TEST(NucleusFromBounds, HandsOverWhereZDecides) {

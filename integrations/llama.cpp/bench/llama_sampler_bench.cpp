@@ -6,14 +6,17 @@
 // off (llama.cpp's top_k = 0 case). Medians over rounds that interleave the
 // samplers.
 //
-//   llama_sampler_bench [--rounds N] [--rows ROWS.npy]
+//   llama_sampler_bench [--rounds N] [--model-seed S] [--rows ROWS.npy]
 //
 // Without --rows: llama_sampler_sample on the random-weight model's logits
-// at V = 128256. With --rows (tools/trigram_rows output, f32 (R, V)): each
+// at V = 128256, its weights from seed S (default 1: other seeds give other
+// rows of the same kind). With --rows (tools/trigram_rows output, f32 (R, V)): each
 // row as llama_sampler_sample hands it to the samplers (a fresh array of
 // every id in id order, then apply and accept), timed the same way.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -147,8 +150,8 @@ std::vector<float> ReadRows(const std::string& path, size_t* rows, size_t* vocab
   return values;
 }
 
-void BenchModel(int rounds) {
-  llama_model* model = tiny_model::Make(128256, 1);
+void BenchModel(int rounds, uint32_t model_seed) {
+  llama_model* model = tiny_model::Make(128256, model_seed);
   llama_context* ctx = tiny_model::MakeContext(model, 256);
   if (!tiny_model::Decode(ctx, {1, 300, 305, 310, 320, 300}, 0)) std::exit(1);
   std::vector<Sampler> s = Samplers(llama_model_get_vocab(model), true);
@@ -198,8 +201,19 @@ void BenchRows(const std::string& path, int rounds) {
 
 }  // namespace
 
+// A model seed: a decimal number below 2^32, nothing else.
+bool ParseSeed(const char* text, uint32_t* seed) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || text[0] == '-' || v > UINT32_MAX) return false;
+  *seed = static_cast<uint32_t>(v);
+  return true;
+}
+
 int main(int argc, char** argv) {
   int rounds = 200;
+  uint32_t model_seed = 1;
   std::string rows;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -207,8 +221,11 @@ int main(int argc, char** argv) {
       rounds = std::atoi(argv[++i]);
     } else if (a == "--rows" && i + 1 < argc) {
       rows = argv[++i];
+    } else if (a == "--model-seed" && i + 1 < argc && ParseSeed(argv[i + 1], &model_seed)) {
+      ++i;
     } else {
-      std::fprintf(stderr, "usage: llama_sampler_bench [--rounds N] [--rows ROWS.npy]\n");
+      std::fprintf(stderr,
+                   "usage: llama_sampler_bench [--rounds N] [--model-seed S] [--rows ROWS.npy]\n");
       return 2;
     }
   }
@@ -221,7 +238,7 @@ int main(int argc, char** argv) {
   }, nullptr);
   tiny_model::LoadBackends(EXACTSAMPLE_LLAMA_BACKENDS);
   if (rows.empty()) {
-    BenchModel(rounds);
+    BenchModel(rounds, model_seed);
   } else {
     BenchRows(rows, rounds);
   }
