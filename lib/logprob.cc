@@ -67,7 +67,8 @@ LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& p
   RowThreads threads = ws.ForPass(plan.threads, n, ws.logprob_job);
   threads.keep_e = plan.shared_softmax;
   EarlySteps early{&logits, &params, &plan, &ws, &nucleus};
-  if (plan.f32_row && (!plan.top_k || logits.unpatched_k == Logits::kNotSelected)) {
+  if (plan.f32_row && (plan.top_k ? logits.unpatched_k == Logits::kNotSelected
+                                   : params.top_p < 1.0)) {
     threads.meanwhile = &EarlySteps::Run;
     threads.meanwhile_arg = &early;
   }
