@@ -138,6 +138,11 @@ std::optional<KeptSet> NucleusFromBounds(const Logits& logits, const SamplingPar
   if (twins::ExpBoundError(max_tempered) > kMaxBoundError) return std::nullopt;
   const simd::ZBounds z =
       simd::ExpSumBounds(logits.Source(), logits.n, temperature, max_tempered);
+  // Each e is at most 1: a nucleus holding p Z has at least p Z ids, and a
+  // flat row's may have more than any candidate set holds.
+  if (params.top_p * z.lo * kTopPMassMargin > static_cast<double>(CompactCapacity(logits.n))) {
+    return std::nullopt;
+  }
   // The levels of TopP's candidates, from Z's lower bound: any level gives
   // a prefix; a lower one only more candidates.
   const double floor = TopPCandidateThreshold(z.lo, logits.n, params.top_p);
