@@ -37,6 +37,7 @@
 #include "simd/cdf.hpp"
 #include "simd/compact.hpp"
 #include "simd/exact_sum.hpp"
+#include "simd/exp_bound.hpp"
 #include "simd/exp_sum.hpp"
 #include "simd/exp_choice.hpp"
 #include "simd/filter.hpp"
@@ -136,6 +137,17 @@ const Kernel kKernels[] = {
      },
      [](const Inputs& in, Scratch&) {
        return twins::ExpSum(in.l.data(), in.l.size(), 1.0, in.max, nullptr);
+     }},
+    {"expbound",
+     [](const Inputs& in, Scratch&) {
+       return simd::ExpSumBounds({in.l.data()}, in.l.size(), kTemperature,
+                                 in.max / kTemperature)
+           .hi;
+     },
+     [](const Inputs& in, Scratch&) {
+       return twins::ExpSumBounds(in.l.data(), in.l.size(), kTemperature,
+                                  in.max / kTemperature)
+           .hi;
      }},
     {"topk",
      [](const Inputs& in, Scratch& s) {
