@@ -187,9 +187,6 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
 // drops: the lowest candidate threshold it tries.
 double TopPCandidateThreshold(double z, size_t n, double p);
 simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws);
-// The candidate thresholds over a whole row, highest first, by share of Z:
-// on a peaked row a few ids with large q hold the nucleus.
-inline constexpr int kTopPLevels[] = {6, 9, 12, 14, 17};  // q >= 2^-6, ..., 2^-17
 // Masses summed in any order are off the walk's running sum by rounding
 // only: a candidate set whose mass is below p Z (1 - 2^-20) cannot hold the
 // cut, and is not tried.

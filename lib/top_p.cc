@@ -11,7 +11,10 @@
 namespace exactsample {
 namespace {
 
-constexpr size_t kMaxLevels = std::size(kTopPLevels);
+// The candidate thresholds over a whole row, highest first, by share of Z:
+// on a peaked row a few ids with large q hold the nucleus.
+constexpr int kLevels[] = {6, 9, 12, 14, 17};  // q >= 2^-6, ..., 2^-17
+constexpr size_t kMaxLevels = std::size(kLevels);
 static_assert(kMaxLevels - 1 <= twins::kMaxLevels, "one counting pass over the others");
 
 // Moves K's entries ws.ids[0..count) to the compact buffers and cuts there.
@@ -51,7 +54,7 @@ bool CutAmongCandidates(KeptSet& kept, const SamplingParams& params, detail::Wor
   const double floor = TopPCandidateThreshold(kept.z, kept.n, params.top_p);
   double levels[kMaxLevels];
   size_t count = 0;
-  for (int j : kTopPLevels) {
+  for (int j : kLevels) {
     const double x = std::ldexp(kept.z, -j);
     if (x > floor) levels[count++] = x;
   }
