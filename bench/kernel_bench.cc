@@ -22,8 +22,8 @@
 #include "bench/vocabs.hpp"
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
-#include "lib/kept_set.hpp"
-#include "lib/steps.hpp"
+#include "lib/engine/kept_set.hpp"
+#include "lib/engine/steps.hpp"
 #include "tools/lib/floor_pass.hpp"
 #include "tools/lib/standard_inputs.hpp"
 #include "scalar_ref/twins/cdf.hpp"
@@ -108,7 +108,7 @@ struct Kernel {
   bool per_token = false;  // one call per token: count tokens too
 };
 
-// Top-p's candidates, as lib/top_p.cc takes them.
+// Top-p's candidates, as lib/engine/top_p.cc takes them.
 double CandidateThreshold(const Inputs& in) {
   return TopPCandidateThreshold(in.z, in.e.size(), kTopP);
 }

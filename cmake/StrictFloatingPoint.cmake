@@ -7,5 +7,5 @@
 function(exactsample_strict_fp target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX,C>:-ffp-contract=off -fno-fast-math
-      -fno-builtin-exp -fno-builtin-log -Wall -Wextra>)
+      -fno-builtin-exp -fno-builtin-log>)
 endfunction()

@@ -147,7 +147,7 @@ py::object BitmaskWords(py::handle bitmask) {
   py::array a = py::array::ensure(Readable(bitmask, nullptr, "allowed_bitmask"));
   if (!a || a.ndim() != 1) return py::none();
   if (a.dtype().equal(py::dtype::of<int32_t>())) return a.attr("view")(py::dtype::of<uint32_t>());
-  if (a.dtype().equal(py::dtype::of<uint32_t>())) return std::move(a);
+  if (a.dtype().equal(py::dtype::of<uint32_t>())) return a;
   return py::none();
 }
 

@@ -149,7 +149,7 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
   xs::python::CallGuard guard;
   std::unordered_set<const xs::Pcg32*> seen;
   for (size_t i = 0; i < n; ++i) {
-    const std::string at = "[" + std::to_string(i) + "]";
+    const std::string at = std::string("[").append(std::to_string(i)).append("]");
     if (!seen.insert(gens[i]).second) {
       ThrowSampleError({xs::ErrorCode::invalid_parameter, "rngs",
                         "rngs" + at + ": the same generator as an earlier verification; each "

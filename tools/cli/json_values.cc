@@ -127,7 +127,10 @@ Result<double> ParseReal(const json& v, const std::string& field) {
 }
 
 Result<int64_t> ParseInt(const json& v, const std::string& field, int64_t lo, int64_t hi) {
-  const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  // Appended, not "[" + std::to_string(lo): GCC 12 reports a false
+  // -Wrestrict for a literal prepended to a temporary string.
+  const std::string range =
+      std::string("[").append(std::to_string(lo)).append(", ").append(std::to_string(hi)).append("]");
   if (!v.is_number_integer()) return OutOfRange(field, v, range);
   const bool inside = v.is_number_unsigned()
                           ? hi >= 0 && v.get<uint64_t>() <= static_cast<uint64_t>(hi)

@@ -34,7 +34,7 @@ namespace detail {
 // The scratch memory behind Workspace, defined inside the library only.
 struct WorkspaceImpl;
 struct WorkspaceAccess;
-// A Sequence's per-id counts of its penalty window (lib/history_counts.hpp).
+// A Sequence's per-id counts of its penalty window (lib/api/sequence_counts.hpp).
 class HistoryCounts;
 }  // namespace detail
 

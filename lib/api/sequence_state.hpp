@@ -1,0 +1,38 @@
+// What a Sequence holds (exactsample/sequence.hpp), and the window
+// bookkeeping that keeps its counts equal to those of its ids.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "exactsample/sequence.hpp"
+#include "lib/api/sequence_counts.hpp"
+
+namespace exactsample {
+
+struct Sequence::State {
+  size_t vocab;
+  SamplingParams params;
+  Extras extras;
+  Pcg32 start;  // where reset() puts the generator
+  Pcg32 rng;
+  std::vector<int32_t> prompt, generated;
+  detail::HistoryCounts counts;  // of the window params.penalty_last_n makes
+
+  // Appends one id (checked) and slides the windows: with n > 0, the
+  // repetition window holds the last n ids of prompt followed by generated,
+  // the generated window the last n generated ids.
+  void AppendGenerated(int32_t id);
+  void AppendPrompt(int32_t id);
+  // Undoes the last AppendGenerated (the window slides back).
+  void PopGenerated();
+  // Pops generated ids until `length` are left.
+  void TruncateGenerated(size_t length) {
+    while (generated.size() > length) PopGenerated();
+  }
+  int32_t At(size_t i) const {  // id i of prompt followed by generated
+    return i < prompt.size() ? prompt[i] : generated[i - prompt.size()];
+  }
+};
+
+}  // namespace exactsample

@@ -1,0 +1,248 @@
+// The fast engine's spec steps, one function each, composed in order by
+// SampleFast (lib/engine/fast_engine.cc):
+//
+//   steps 1 to 3   PenalizedLogits   lib/engine/penalties.cc (with the bias and mask)
+//   logprob        LogprobSoftmax    lib/engine/logprob.cc   (step 9 over all V ids)
+//   step 4         Greedy            lib/engine/logprob.cc
+//   steps 5, 6     TopK              lib/engine/top_k.cc     (t = l / T inside the kernels)
+//   step 7         TopP              lib/engine/top_p.cc
+//   steps 5 to 7   NucleusFromBounds lib/engine/top_p_bounds.cc (the f32 row without top-k)
+//   step 8         MinP              lib/engine/min_p.cc
+//   steps 9 to 11  Draw              lib/engine/draw.cc      (step 10's u from the caller)
+//   outputs        TokenOf           lib/engine/logprob.cc   (logprobs, top-N)
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "exactsample/exactsample.hpp"
+#include "lib/engine/kept_set.hpp"
+#include "lib/threads/row_passes.hpp"
+#include "lib/engine/row_sums.hpp"
+#include "lib/engine/workspace.hpp"
+#include "scalar_ref/reference.hpp"
+#include "simd/exp_choice.hpp"
+#include "simd/exp_sum.hpp"
+#include "simd/nucleus.hpp"
+
+namespace exactsample {
+
+// The fast paths one request takes, each decided here and nowhere else.
+struct Plan {
+  int threads;           // SampleOptions::threads, for the passes over all V ids
+  simd::ExpVariant exp;  // the exp the kernels replicate
+  // The caller's floating-point environment is the default one, which
+  // simd::ExpSumBounds's error bounds assume (NucleusFromBounds).
+  bool default_fp;
+  bool top_k;            // step 6 cuts: 0 < top_k < V
+  bool mask;             // a mask is given
+  bool adjust;           // a logit bias or a mask is given
+  size_t top_logprobs;   // Token::top_logprobs entries wanted
+  bool rank;             // Token::rank wanted
+  // The logprob's softmax is wanted (by the caller, a trace, top-N or rank).
+  bool logprob;
+  // Temperature 1 without top-k: the logprob's e values are step 9's over
+  // K = every id, so steps 6 to 9 need no second exp pass.
+  bool shared_softmax;
+  // The row is f32 and the passes over all V ids read it as it is, the f64
+  // row never stored: either shared with nothing else needing the f64 row
+  // (no bias, mask, penalty, top-p or trace; min-p reads e alone, and the
+  // processed logprob the chosen id's logit), or, at T != 0 with no bias,
+  // mask, trace, top-N or rank, with at most kMaxPatches window ids whose
+  // penalised logits patch the row (Logits::patch_ids): with top-k, K is
+  // compacted from the row; without, the filters read the logits of the
+  // few ids they compact (KeptSet::row), and top-p widens the row only
+  // where no candidate set holds its cut. A 16-bit row is widened into the
+  // max pass instead: reading its words in the exp pass was measured slower
+  // than that (5% at V = 128256 on AVX3, the widening's shuffles competing
+  // with the exp's).
+  bool f32_row;
+  // Some pass runs over every finite logit: the logprob's softmax, or K
+  // without top-k.
+  bool finite_pass;
+
+  static Plan Of(const Request& request, const SampleOptions& options);
+};
+
+// The logits after steps 1 to 3.
+struct Logits {
+  const float* x;   // the caller's f32 row (null for a 16-bit row)
+  const double* l;  // penalised f64 logits; null on the f32-row path
+  size_t n;
+  double max;       // the largest l
+  // Where a mask drops a quarter of the ids or more: l's finite values in
+  // id order, and their ids where K has no top-k. A masked-out id's e is
+  // +0, which changes no ascending sum, and it never enters K: the softmax
+  // over all ids and a K without top-k run over these. (At V = 128256 the
+  // copy costs less than the exps it saves below 3/4 allowed, on AVX2 and
+  // AVX3; above, less than the exp pass's mispredicted branches on lanes
+  // at -inf cost.) Null otherwise.
+  const double* finite_l = nullptr;
+  const int32_t* finite_ids = nullptr;
+  size_t finite_n = 0;
+
+  // On the f32-row path, the ids steps 2 and 3 changed, ascending, with
+  // their logits patch_l[id]; every other id's logit is x's.
+  std::span<const int32_t> patch_ids{};
+  const double* patch_l = nullptr;
+  // FirstKUnpatched's count once run (its ids in ws.top): by steps 1 to 3
+  // or during the logprob's pass.
+  static constexpr size_t kNotSelected = SIZE_MAX;
+  size_t unpatched_k = kNotSelected;
+
+  double At(size_t id) const {
+    if (l != nullptr) return l[id];
+    if (!patch_ids.empty() &&
+        std::binary_search(patch_ids.begin(), patch_ids.end(), static_cast<int32_t>(id))) {
+      return patch_l[id];
+    }
+    return static_cast<double>(x[id]);
+  }
+  // At(ids[j]) into out[j] for ascending ids, walking the patches alongside
+  // (a search per id costs mispredicted branches).
+  void AtAscending(const int32_t* ids, size_t count, double* out) const;
+  // The row for an exp pass over all V ids.
+  simd::ExpSource Source() const {
+    if (l != nullptr) return {l};
+    return {nullptr, x, patch_ids.data(), patch_l, patch_ids.size()};
+  }
+};
+
+
+// Whether steps 2 and 3 can change any logit: a repetition penalty with a
+// history, or frequency and presence penalties with generated ids.
+bool PenaltiesApply(const Request& request);
+
+// Whether steps 2 and 3 change at most kMaxPatches ids, known without a
+// pass over the row (so not from a Sequence's dense codes).
+bool FewPenalisedIds(const Request& request);
+
+// On the f32-row path, the row with its patches as f64 logits (in ws.l),
+// for a step that reads every id's logit.
+const double* WidenPatchedRow(const Logits& logits, detail::WorkspaceImpl& ws);
+
+// Steps 1 to 3 with the bias and the mask between steps 1 and 2, and their
+// checks: NaN or +inf logits, every logit -inf, a bias to +inf, every id
+// masked out, penalties that produce NaN, +inf or nothing finite, a
+// temperature that overflows the largest logit.
+Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
+                               detail::WorkspaceImpl& ws);
+
+// The reported logprob: log_softmax over all V ids after step 3, computed as
+// in step 9. Its e values are left in ws.e when plan.shared_softmax.
+struct LogprobSoftmax {
+  double max;  // M: the first maximum in id order (its sign reaches l - M)
+  double z;    // Z over all V ids; NaN when not computed
+  std::optional<RowSums> sums;  // of the e values left in ws.e
+  // Not null when, split across threads, some pieces of those e values are
+  // in the pass's alternate area (RowJob::Piece, RowJob::Contiguous).
+  RowJob* patch = nullptr;
+
+  double At(const Logits& logits, size_t id) const {
+    return (logits.At(id) - max) - std::log(z);
+  }
+  // The token `id` with its logprob (NaN unless plan.logprob), the
+  // processed one (`processed`), its top-N logprobs and its rank.
+  Token TokenOf(const Logits& logits, size_t id, double processed, const Plan& plan,
+                detail::WorkspaceImpl& ws) const;
+};
+// Steps 5 to 7 from Z's bounds (NucleusFromBounds), once made.
+struct BoundedNucleus {
+  bool made = false;
+  std::optional<KeptSet> kept;  // nullopt: TopK and TopP decide
+  simd::Cut cut;
+  void Make(const Logits& logits, const SamplingParams& params, const Plan& plan,
+            detail::WorkspaceImpl& ws);
+};
+// On the f32-row path, step 6's selection (with top-k, Logits::unpatched_k)
+// or steps 5 to 7 from Z's bounds (without, `nucleus`) are made during its
+// pass.
+LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& params,
+                       detail::WorkspaceImpl& ws, BoundedNucleus& nucleus);
+
+// The processed logprob of K's entry j, (t - M_K) - log(Z_K).
+double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,
+                        double temperature);
+
+// Step 4: the lowest id holding the largest logit.
+size_t Greedy(const Logits& logits);
+
+// Step 6's selection over the f32 row's ids outside `patched` (ascending):
+// their first k in (t desc, id asc) order into ws.top; returns how many
+// (fewer where fewer are finite).
+size_t FirstKUnpatched(const float* x, size_t n, std::span<const int32_t> patched,
+                       double temperature, size_t k, detail::WorkspaceImpl& ws);
+
+// Steps 5 and 6: K after top-k, with e = exp(l / T - M / T).
+KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
+             const SamplingParams& params, const Plan& plan, detail::WorkspaceImpl& ws);
+
+// Step 7. Returns the cut (found false: nothing dropped).
+// Over a whole row, the ids below this e hold at most half the mass top-p
+// drops: the lowest candidate threshold it tries.
+double TopPCandidateThreshold(double z, size_t n, double p);
+simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws);
+// Masses summed in any order are off the walk's running sum by rounding
+// only: a candidate set whose mass is below p Z (1 - 2^-20) cannot hold the
+// cut, and is not tried.
+inline constexpr double kTopPMassMargin = 1 - 0x1p-20;
+// Drops the ids after a found cut from K and sums K's Z again.
+void CutKept(KeptSet& kept, const simd::Cut& cut, double temperature);
+
+// Steps 5 to 7 on the f32 row without top-k (lib/engine/top_p_bounds.cc): K after
+// top-p, compact, with `cut`, decided from an enclosure of Z without the
+// exact pass over all V ids; nullopt where that does not decide it (or
+// does not apply: an f64 row, top-k, temperature 1 sharing the logprob's
+// pass, no top-p, another floating-point environment), and then TopK and
+// TopP do.
+std::optional<KeptSet> NucleusFromBounds(const Logits& logits, const SamplingParams& params,
+                                         const Plan& plan, detail::WorkspaceImpl& ws,
+                                         simd::Cut& cut);
+
+// Step 8. Returns Z before the filter and the threshold on q, when it ran.
+struct MinPCut {
+  double z_before;
+  double threshold;  // q = e / z_before stays when q >= threshold
+};
+std::optional<MinPCut> MinP(KeptSet& kept, double min_p, detail::WorkspaceImpl& ws);
+
+// Steps 9 and 11 for step 10's draw u: the entry of K the inverse CDF
+// returns. Decided from K's running sums when they decide it (reading the
+// one piece, patched or not), else by the walk (over K.e made contiguous).
+size_t Draw(const KeptSet& kept, double u);
+
+// SampleOptions::distribution: K's ids with q = e / Z > 0, ascending.
+void Distribution(const KeptSet& kept, std::vector<KeptProb>& out);
+
+// A chooser's view of K (scalar_ref::KeptView): q of one id from its entry,
+// the whole distribution built into `storage` when first asked (`built`:
+// already built there, or null).
+class KeptSetView final : public scalar_ref::KeptView {
+ public:
+  KeptSetView(const KeptSet& kept, const std::vector<KeptProb>* built,
+           std::vector<KeptProb>& storage)
+      : kept_(kept), built_(built), storage_(storage) {}
+  double Q(int32_t id) const override;
+  std::span<const KeptProb> All() const override;
+
+ private:
+  const KeptSet& kept_;
+  mutable const std::vector<KeptProb>* built_;
+  std::vector<KeptProb>& storage_;
+};
+
+// Step 11 from running sums alone: the entry for e[0..n), z and u (see
+// simd::InverseCdf) when error bounds decide it from the sequential sums,
+// nullopt when they do not (u within about 4 n 2^-53 of a partial sum of q,
+// or u or z out of the range the bounds cover).
+// With `patch`, piece k's e values are patch->Piece(k) (e is not read).
+std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
+                                         const RowSums& sums,
+                                         const RowJob* patch = nullptr);
+
+}  // namespace exactsample

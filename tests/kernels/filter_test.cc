@@ -1,0 +1,163 @@
+// simd/filter.hpp against its scalar twins, bit for bit (e and the count of
+// ids left), on every compiled and supported target.
+#include "scalar_ref/twins/filter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "hwy/tests/hwy_gtest.h"
+#include "scalar_ref/twins/topk.hpp"
+#include "simd/filter.hpp"
+#include "tests/support/logit_rows.hpp"
+#include "tests/support/test_util.hpp"
+
+namespace exactsample::test {
+namespace {
+
+std::vector<size_t> Sizes() {
+  std::vector<size_t> sizes;
+  for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
+  for (size_t n : {1000, 4099, 128256, 262144}) sizes.push_back(n);
+  return sizes;
+}
+
+// e = exp(t - M) over a random kept set (about 3 ids in 4), 0 elsewhere.
+std::vector<double> MakeE(const std::vector<double>& l, double divisor,
+                          test::SplitMix& rng) {
+  double m = -INFINITY;
+  for (double v : l) m = std::max(m, v / divisor);
+  std::vector<double> e(l.size(), 0.0);
+  for (size_t i = 0; i < l.size(); ++i) {
+    if (rng() % 4 != 0) e[i] = std::exp(l[i] / divisor - m);
+  }
+  return e;
+}
+
+// Runs `kernel` (simd) and `twin` on copies of e on every target; both must
+// leave the same bits and return the same count.
+template <class Kernel, class Twin>
+void CheckInPlace(const std::vector<double>& e, Kernel kernel, Twin twin,
+                  const std::string& what) {
+  std::vector<double> want = e;
+  const size_t want_left = twin(want.data());
+  test::ForEachTarget([&](int64_t target) {
+    std::vector<double> got = e;
+    const size_t left = kernel(got.data());
+    ASSERT_EQ(left, want_left) << what << " on " << hwy::TargetName(target);
+    ASSERT_EQ(0,
+              std::memcmp(got.data(), want.data(), e.size() * sizeof(double)))
+        << what << " on " << hwy::TargetName(target);
+  });
+}
+
+void CheckZeroAfter(const std::vector<double>& l, double divisor,
+                    const std::vector<double>& e, double t_cut, int32_t id_cut,
+                    const std::string& what) {
+  const size_t n = l.size();
+  CheckInPlace(
+      e,
+      [&](double* p) {
+        return simd::ZeroAfter(l.data(), divisor, p, n, t_cut, id_cut);
+      },
+      [&](double* p) {
+        return twins::ZeroAfter(l.data(), divisor, p, n, t_cut, id_cut);
+      },
+      what + ", cut (" + std::to_string(t_cut) + ", " + std::to_string(id_cut) +
+          ")");
+}
+
+TEST(Filter, ZeroAfterMatchesTwin) {
+  test::SplitMix rng(21);
+  for (size_t n : Sizes()) {
+    for (Row row : kAllRows) {
+      const std::vector<double> l = MakeRow(row, n, rng);
+      for (double divisor : {1.0, 0.8, 1.5, 1e308}) {
+        const std::vector<double> e = MakeE(l, divisor, rng);
+        const std::string what = RowName(row) + ", n = " + std::to_string(n) +
+                                 ", divisor = " + std::to_string(divisor);
+        // Cuts at ids of the row, between values, and beyond either end.
+        const int32_t last = static_cast<int32_t>(n - 1);
+        const int32_t some = static_cast<int32_t>(rng() % n);
+        for (int32_t c : {0, last, some}) {
+          const double t = scalar_ref::Tempered(l[c], divisor);
+          CheckZeroAfter(l, divisor, e, t, c, what);
+          CheckZeroAfter(l, divisor, e, std::nextafter(t, INFINITY), c, what);
+          CheckZeroAfter(l, divisor, e, std::nextafter(t, -INFINITY), c, what);
+        }
+        CheckZeroAfter(l, divisor, e, INFINITY, last, what);
+        CheckZeroAfter(l, divisor, e, -INFINITY, some, what);
+        CheckZeroAfter(l, divisor, e, -INFINITY, last, what);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// The twin at a top-k boundary leaves exactly the first k ids that had e > 0.
+TEST(Filter, ZeroAfterTwinKeepsTheTopK) {
+  test::SplitMix rng(22);
+  for (Row row : kAllRows) {
+    for (double divisor : {1.0, 0.8, 1.5}) {
+      const std::vector<double> l = MakeRow(row, 5000, rng);
+      std::vector<double> e = MakeE(l, divisor, rng);
+      std::vector<int32_t> top(40);
+      const size_t k =
+          twins::TopK(l.data(), divisor, l.size(), 40, top.data());
+      std::vector<bool> in_top(l.size(), false);
+      for (size_t j = 0; j < k; ++j) in_top[top[j]] = true;
+      std::vector<double> want = e;
+      for (size_t i = 0; i < l.size(); ++i) {
+        if (!in_top[i]) want[i] = 0.0;
+      }
+      const int32_t id_k = top[k - 1];
+      twins::ZeroAfter(l.data(), divisor, e.data(), l.size(),
+                            scalar_ref::Tempered(l[id_k], divisor), id_k);
+      EXPECT_EQ(e, want) << RowName(row) << ", divisor = " << divisor;
+    }
+  }
+}
+
+// Values of e whose q = e / z lands on the threshold, and their neighbours.
+std::vector<double> NearThreshold(double z, double threshold) {
+  std::vector<double> near;
+  double c = threshold * z;
+  for (int j = 0; j < 4; ++j) c = std::nextafter(c, 0.0);
+  for (int j = 0; j < 9; ++j, c = std::nextafter(c, 2.0)) {
+    if (c <= 1.0) near.push_back(c);
+  }
+  return near;
+}
+
+TEST(Filter, MinPMatchesTwin) {
+  test::SplitMix rng(23);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (size_t n : Sizes()) {
+    for (double m : {1e-300, 0.001, 0.05, 0.1, 0.5, 0.999, 1.0}) {
+      std::vector<double> e(n);
+      for (double& v : e) v = rng() % 5 == 0 ? 0.0 : std::pow(unit(rng), 8.0);
+      e[rng() % n] = 1.0;  // the maximum, e = exp(0)
+      double z = 0.0;
+      for (double v : e) z += v;
+      const double threshold = m * (1.0 / z);
+      // Values whose e / z lands on the threshold or next to it (z is an
+      // input: it need not be the sum of the new row).
+      const std::vector<double> near = NearThreshold(z, threshold);
+      for (size_t j = 0; j < near.size() && j < n / 2; ++j) {
+        e[rng() % n] = near[j];
+      }
+      CheckInPlace(
+          e, [&](double* p) { return simd::MinPFilter(p, n, z, threshold); },
+          [&](double* p) { return twins::MinPFilter(p, n, z, threshold); },
+          "n = " + std::to_string(n) + ", m = " + std::to_string(m));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace exactsample::test
