@@ -52,3 +52,4 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/exactsample.pc.in
   ${PROJECT_BINARY_DIR}/exactsample.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/exactsample.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
