@@ -346,15 +346,16 @@ def edge_cases():
     ]
 
 
-def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False, windows=False):
+def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False, windows=False,
+                 fixed=True):
     """`count` cases from a fixed seed: the edge and bad-input cases first
-    (as many as fit), then random valid ones; `features`: with the library's
-    additions (bias, masks, top_logprobs) and their bad inputs; `windows`:
-    with penalty windows and their bad inputs."""
+    (as many as fit; none when `fixed` is false), then random valid ones;
+    `features`: with the library's additions (bias, masks, top_logprobs) and
+    their bad inputs; `windows`: with penalty windows and their bad inputs."""
     rng = random.Random(seed)
-    fixed = (edge_cases() + bad_cases() + (feature_bad_cases() if features else []) +
+    edges = (edge_cases() + bad_cases() + (feature_bad_cases() if features else []) +
              (window_bad_cases() if windows else []))
-    cases = fixed[:count]
+    cases = edges[:count] if fixed else []
     while len(cases) < count:
         extra = random.Random(f"{seed}/{len(cases)}") if features else None
         window = random.Random(f"{seed}/{len(cases)}/window") if windows else None
@@ -510,11 +511,11 @@ def fixed_verifications():
 
 
 def random_verifications(count, seed, vocab_max=5000, vocab_min=2, features=False,
-                         windows=False):
+                         windows=False, fixed=True):
     """`count` verification cases from a fixed seed: the fixed ones first
-    (as many as fit), then random valid ones."""
+    (as many as fit; none when `fixed` is false), then random valid ones."""
     rng = random.Random(seed)
-    cases = fixed_verifications()[:count]
+    cases = fixed_verifications()[:count] if fixed else []
     while len(cases) < count:
         extra = random.Random(f"{seed}/{len(cases)}") if features else None
         window = random.Random(f"{seed}/{len(cases)}/window") if windows else None

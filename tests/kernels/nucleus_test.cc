@@ -196,7 +196,7 @@ void CheckRowsOfLengths(uint64_t seed, int count, const Length& length) {
 }
 
 TEST(NucleusCutTest, SmallRowsMatchTwin) {
-  CheckRowsOfLengths(5, 2000, [](Rng& rng, int k) -> size_t {
+  CheckRowsOfLengths(5, 1000, [](Rng& rng, int k) -> size_t {
     return k % 10 == 0 ? 1 + rng() % 16 : 1 + rng() % 5000;
   });
 }
@@ -212,7 +212,7 @@ TEST(NucleusCutTest, SortedRowsMatchTwin) {
 TEST(NucleusCutTest, VocabularyRowsMatchTwin) {
   Rng rng(6);
   std::vector<test::Row> rows;
-  for (int k = 0; k < static_cast<int>(test::Share(16)); ++k)
+  for (int k = 0; k < static_cast<int>(test::Share(8)); ++k)
     rows.push_back(MakeCase(rng, k % 2 ? 128256 : 262144, k));
   CheckAllTargets(ProbeRows(rng, rows));
 }

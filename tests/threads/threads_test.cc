@@ -81,7 +81,7 @@ class LateExecutor final : public Executor {
   size_t RunAll() {
     const size_t n = tasks_.size();
     std::vector<std::thread> threads;
-    for (const auto& [task, arg] : tasks_) threads.emplace_back([task, arg] { task(arg); });
+    for (const auto& t : tasks_) threads.emplace_back([t] { t.first(t.second); });
     for (std::thread& t : threads) t.join();
     tasks_.clear();
     return n;
