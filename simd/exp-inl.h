@@ -2,7 +2,7 @@
 // equals twins::ExpFused and ExpGlibc<false> twins::ExpUnfused in
 // every lane, on every target, for every input. The operations are glibc's,
 // in glibc's order, with each multiply-add fused or not as chosen (see
-// simd/mul_add-inl.h); lanes off the main path (|x| < 2^-54, |x| >= 512,
+// simd/exp_mul_add-inl.h); lanes off the main path (|x| < 2^-54, |x| >= 512,
 // inf, NaN) take glibc's special cases, also vectorised.
 
 #if defined(EXACTSAMPLE_SIMD_EXP_INL_H_) == defined(HWY_TARGET_TOGGLE)

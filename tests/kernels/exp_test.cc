@@ -1,8 +1,8 @@
 // The vector replica of glibc's exp (simd/exp-inl.h) on every compiled and
 // supported target: the process's variant against std::exp, and each
-// variant against its scalar replica (scalar_ref/exp_replica.hpp), bit for
+// variant against its scalar replica (scalar_ref/twins/exp_glibc.hpp), bit for
 // bit on more than 1e7 inputs per target. Also the scalar replica against
-// std::exp and the start-up choice (simd/exp_variant.hpp).
+// std::exp and the start-up choice (simd/exp_choice.hpp).
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>

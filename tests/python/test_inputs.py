@@ -59,7 +59,7 @@ def test_unaligned_buffer_is_copied():
 
 @pytest.mark.parametrize("bad, words", [
     (row().astype(np.float64), ["float64", "float32", "astype"]),
-    (row().astype(">f2"), [">f2", "float16", "byte order"]),  # <f2: tests/test_half_rows.py
+    (row().astype(">f2"), [">f2", "float16", "byte order"]),  # <f2: tests/python/test_half_rows.py
     (row().astype(np.int32), ["int32", "float32"]),
     (row().astype(">f4"), [">f4", "byte order"]),
     ([0.5, 1.0], ["float64", "float32"]),

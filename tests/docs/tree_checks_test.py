@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""tests/docs/layout_check.py on small trees of its own: each exit (0 when
-the page names everything, 1 naming each folder, lib/ file or stale name it
-finds, 2 outside a git checkout), then on this checkout.
+"""tests/docs/layout_check.py and tests/docs/references_check.py on small
+trees of their own, each exit of each (0 when all holds; 1 naming each
+folder, lib/ file, stale name or stale reference found; 2 outside a git
+checkout), then both on this checkout.
 
-    python3 tests/docs/layout_check_test.py [--cli PATH (unused)]
+    python3 tests/docs/tree_checks_test.py [--cli PATH (unused)]
 """
 import os
 import subprocess
@@ -13,6 +14,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECK = os.path.join(HERE, "layout_check.py")
+REFERENCES = os.path.join(HERE, "references_check.py")
 
 PAGE = """# Layout
 
@@ -25,8 +27,8 @@ PAGE = """# Layout
 """
 
 
-def run(root):
-    return subprocess.run([sys.executable, CHECK, "--root", root], capture_output=True, text=True)
+def run(root, check=CHECK):
+    return subprocess.run([sys.executable, check, "--root", root], capture_output=True, text=True)
 
 
 class LayoutCheckTest(unittest.TestCase):
@@ -76,9 +78,45 @@ class LayoutCheckTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
         self.assertIn("layout_check:", proc.stderr)
 
-    def test_this_checkout(self):
-        proc = run(os.path.dirname(os.path.dirname(HERE)))
+    def test_references_that_resolve_pass(self):
+        files = {"README.md": "see lib/engine/steps.hpp, simd/max (a family), engine/draw.cc\n",
+                 "lib/engine/steps.hpp": "x\n", "simd/max.hpp": "x\n", "lib/engine/draw.cc": "x\n",
+                 "bench/archive/old.md": "lib/gone.cc was here\n"}
+        proc = run(self.files(files), REFERENCES)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("0 stale reference(s)", proc.stdout)
+
+    def test_a_stale_reference_fails_naming_file_and_line(self):
+        files = {"README.md": "first\nsee lib/top_k.cc and tests/gone_test.py\n",
+                 "lib/engine/top_k.cc": "x\n"}
+        proc = run(self.files(files), REFERENCES)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("README.md:2: lib/top_k.cc does not exist", proc.stdout)
+        self.assertIn("README.md:2: tests/gone_test.py does not exist", proc.stdout)
+        self.assertIn("2 stale reference(s)", proc.stdout)
+
+    def test_references_outside_a_checkout_exit_2(self):
+        root = tempfile.mkdtemp()
+        env = dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.dirname(root))
+        proc = subprocess.run([sys.executable, REFERENCES, "--root", root], capture_output=True,
+                              text=True, env=env)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertIn("references_check:", proc.stderr)
+
+    def files(self, contents):
+        root = tempfile.mkdtemp()
+        for f, text in contents.items():
+            os.makedirs(os.path.join(root, os.path.dirname(f)), exist_ok=True)
+            with open(os.path.join(root, f), "w", encoding="utf-8") as out:
+                out.write(text)
+        subprocess.run(["git", "init", "-q", root], check=True)
+        subprocess.run(["git", "-C", root, "add", "-A"], check=True)
+        return root
+
+    def test_this_checkout(self):
+        for check in (CHECK, REFERENCES):
+            proc = run(os.path.dirname(os.path.dirname(HERE)), check)
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
 
 
 if __name__ == "__main__":
