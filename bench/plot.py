@@ -51,7 +51,7 @@ from collections import defaultdict
 
 FLOOR_CONFIGS = ("floor", "floor-scalar")
 CONFIG_ORDER = ["plain", "topk40", "topp", "minp", "full", "greedy"]
-# The standard configurations' parameters (lib/standard_inputs.cc).
+# The standard configurations' parameters (tools/lib/standard_inputs.cc).
 CONFIG_PARAMS = {
     "plain": "temperature 1",
     "topk40": "top_k 40, T 0.8",

@@ -1,5 +1,5 @@
 // Inverse CDF kernel of the fast engine (Highway, dynamic dispatch): spec
-// step 11, equal to the scalar twin in scalar_ref/cdf.hpp bit for bit.
+// step 11, equal to the scalar twin in scalar_ref/twins/cdf.hpp bit for bit.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // Exact summation kernels of the fast engine (Highway, dynamic dispatch):
 // sums of non-negative terms equal to the sequential loop in index order, bit
-// for bit (scalar twins: scalar_ref/exact_sum.hpp). Kernels of other
+// for bit (scalar twins: scalar_ref/twins/exact_sum.hpp). Kernels of other
 // families use the templates of simd/exact_sum-inl.h directly.
 #pragma once
 

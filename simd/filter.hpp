@@ -1,6 +1,6 @@
 // Zeroing filters of the fast engine, in place on e (e[i] = exp(t[i] - M),
 // exactly 0 outside the kept set). Each returns how many ids are left with
-// e > 0. Results equal the scalar twins in scalar_ref/filter.hpp bit for bit.
+// e > 0. Results equal the scalar twins in scalar_ref/twins/filter.hpp bit for bit.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // Max kernels of the fast engine (Highway, dynamic dispatch): the widening
 // pass of spec step 1 with the largest logit, the maximum, and the greedy
-// argmax of step 4. Results equal the scalar twins in scalar_ref/max.hpp bit
+// argmax of step 4. Results equal the scalar twins in scalar_ref/twins/max.hpp bit
 // for bit.
 #pragma once
 

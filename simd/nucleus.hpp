@@ -1,6 +1,6 @@
 // Nucleus (top-p) cut of the fast engine (Highway, dynamic dispatch): spec
 // step 7 over large kept sets without sorting every id, equal to the scalar
-// twin in scalar_ref/nucleus.hpp.
+// twin in scalar_ref/twins/nucleus.hpp.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // The constants and table of glibc's exp (glibc >= 2.28,
 // sysdeps/ieee754/dbl-64/e_exp.c and e_exp_data.c, N = 128), shared by the
-// scalar replicas (scalar_ref/exp_replica.cc) and the vector one
+// scalar replicas (scalar_ref/twins/exp_glibc.cc) and the vector one
 // (simd/exp-inl.h) so that both read the very same words.
 #pragma once
 
@@ -25,7 +25,8 @@ inline constexpr uint64_t kTopLarge = 0x408;  // top12(512.0)
 inline constexpr uint64_t kTopHuge = 0x409;   // top12(1024.0)
 
 // For k in [0, N): bits(T[k]), bits(H[k]) - (k << 45), generated from the
-// definition by tools/gen_exp_table.py (tests/kernels/exp_table_test.py checks it).
+// definition by scalar_ref/twins/gen_exp_glibc_table.py
+// (tests/kernels/exp_table_test.py checks it).
 alignas(64) inline constexpr uint64_t kTable[2 << kTableBits] = {
 #include "scalar_ref/twins/exp_glibc_table.inc"
 };
