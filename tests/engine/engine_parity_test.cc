@@ -306,7 +306,7 @@ TEST(EngineParity, MinPOnTheF32Row) {
   }
 }
 
-// The filters on the f32 row with the penalised window ids in
+// The filters on the f32 row with the penalised window ids beside it
 // (Plan::Path::f32_row), with top-k and without: the largest logit held by a
 // window id (lowered, so the largest unchanged one is found by step 6's
 // selection, or by reading the rest of the row again without top-k or at a
