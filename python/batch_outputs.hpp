@@ -26,8 +26,7 @@ Output ReadOutput(std::string_view output);
 
 // One batch call's outputs as `output` asks, made before sampling and
 // filled after it: a batch at a large V streams megabytes through the
-// caches, after which each Python object the call makes misses them (the
-// arrays of 8 rows took 10 to 20 us made after a V = 128256 batch).
+// caches, after which each Python object the call makes misses them.
 class BatchOutput {
  public:
   // `rows` rows; top_n columns of top-N arrays (the most any row asked

@@ -64,7 +64,7 @@ xs::Pcg32& ListedGenerator(py::handle obj, const char* field, size_t row);
 // The SampleError object sample_batch puts in a failed row's place.
 py::object SampleErrorValue(const xs::Error& error);
 
-// verify() on a sequence (spec/speculative.md, history and target
+// verify() on a sequence (docs/spec.md, "Speculative decoding", history and target
 // parameters its own): the rows and ids read with the GIL held, verified
 // with it released; accepted tokens appended on success.
 xs::Result<xs::Verified> VerifyOnSequence(xs::Sequence& sequence, py::handle target_rows,

@@ -1,4 +1,4 @@
-// exactsample.distribution, verify and verify_batch (spec/speculative.md):
+// exactsample.distribution, verify and verify_batch (docs/spec.md, "Speculative decoding"):
 // the rows read as sample() reads them (numpy arrays, torch CPU tensors),
 // float32 only, the GIL released while the library runs.
 #include <pybind11/pybind11.h>

@@ -1,4 +1,4 @@
-// The reference engine: spec/sampling.md steps 1 to 11, one visible piece
+// The reference engine: the spec's steps 1 to 11 (docs/spec.md), one visible piece
 // of code per step, in f64, with ascending-id sums and std::exp/std::log.
 // It is the oracle every other path is checked against, so it is plain
 // rather than fast.

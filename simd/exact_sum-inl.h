@@ -1,4 +1,4 @@
-// Exact summation in SIMD (notes/exact-exp-and-sum.md section 3): running
+// Exact summation in SIMD (docs/exactness.md, "Sums"): running
 // sums of non-negative terms that equal the sequential `s += q[i]` bit for
 // bit, and walks that stop at the first i where the running sum reaches a
 // target. Other kernel families include this header for the templates.

@@ -1,5 +1,5 @@
-// glibc's exp (>= 2.28, N = 128) on f64 lanes, bit for bit: ExpGlibc<true>
-// equals twins::ExpFused and ExpGlibc<false> twins::ExpUnfused in
+// glibc's exp (>= 2.28, N = 128) on f64 lanes, bit for bit: ExpGlibc<Fma::kFused>
+// equals twins::ExpFused and ExpGlibc<Fma::kUnfused> twins::ExpUnfused in
 // every lane, on every target, for every input. The operations are glibc's,
 // in glibc's order, with each multiply-add fused or not as chosen (see
 // simd/exp_mul_add-inl.h); lanes off the main path (|x| < 2^-54, |x| >= 512,
@@ -22,6 +22,10 @@
 HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// How the vector replica reads its table: by 128-bit pair loads or by
+// gathers (the same values; exp_detail::LoadTablePairs).
+enum class TableRead { kPairLoads, kGathers };
 
 namespace exp_detail {
 
@@ -68,17 +72,15 @@ HWY_INLINE void LoadTablePairsByLoads(DU du, VU idx, VU& tail_bits, VU& h_bits) 
 #endif
 
 // The table's pairs for idx. SCALAR and SVE (whose lane count is known only
-// at run time, and which gathers natively) gather; elsewhere kGather
-// chooses (ExpTableByGather): the pair loads beat gathers where gathers are
-// microcoded (0.94 against 1.16 ns per element on AMD Zen 3, AVX2), gathers
-// win on Intel's AVX-512 (0.87 against 1.19 ns per element for the whole
-// f32-row softmax on a Xeon with AVX3).
-template <bool kGather, class DU, class VU = hn::Vec<DU>>
+// at run time, and which gathers natively) gather; elsewhere kRead chooses
+// (ExpTableByGather): the pair loads beat gathers where gathers are
+// microcoded (AMD Zen 3, AVX2), gathers win on Intel's AVX-512.
+template <TableRead kRead, class DU, class VU = hn::Vec<DU>>
 HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
 #if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
   GatherTablePairs(du, idx, tail_bits, h_bits);
 #else
-  if constexpr (kGather) {
+  if constexpr (kRead == TableRead::kGathers) {
     GatherTablePairs(du, idx, tail_bits, h_bits);
   } else {
     LoadTablePairsByLoads(du, idx, tail_bits, h_bits);
@@ -90,7 +92,7 @@ HWY_INLINE void LoadTablePairs(DU du, VU idx, VU& tail_bits, VU& h_bits) {
 // the main path's values, `tmp`, `sbits` and `ki` its intermediate values
 // (meaningless where |x| >= 1024, inf or NaN, whose results do not use
 // them). Out of line: softmax only comes here for arguments in (-1024, -512].
-template <bool kFused, class D, class M, class V = hn::Vec<D>,
+template <Fma kFma, class D, class M, class V = hn::Vec<D>,
           class VU = hn::Vec<hn::RebindToUnsigned<D>>>
 HWY_NOINLINE V SpecialLanes(D d, V x, M on_main, V main_result, V tmp, VU sbits,
                             VU ki) {
@@ -101,7 +103,7 @@ HWY_NOINLINE V SpecialLanes(D d, V x, M on_main, V main_result, V tmp, VU sbits,
   const V scale_up =
       hn::BitCast(d, hn::Sub(sbits, hn::Set(du, uint64_t{1009} << 52)));
   const V y_up = hn::Mul(hn::Set(d, 0x1p1009),
-                         MulAddAs<kFused>(d, scale_up, tmp, scale_up));
+                         MulAddAs<kFma>(d, scale_up, tmp, scale_up));
 
   // k < 0: the scale's exponent is built 1022 higher; glibc reuses
   // scale * tmp, so the product is rounded on its own even when fused.
@@ -136,36 +138,37 @@ HWY_NOINLINE V SpecialLanes(D d, V x, M on_main, V main_result, V tmp, VU sbits,
 
 }  // namespace exp_detail
 
-template <bool kFused, bool kGather = false, class D, class V = hn::Vec<D>>
+template <Fma kFma, TableRead kRead = TableRead::kPairLoads, class D,
+          class V = hn::Vec<D>>
 HWY_INLINE V ExpGlibc(D d, V x) {
   namespace ed = exactsample::exp_data;
   const hn::RebindToUnsigned<D> du;
 
   // x = k ln2/N + r with integer k and |r| <= ln2/2N.
   const V kd_shifted =
-      MulAddAs<kFused>(d, x, hn::Set(d, ed::kInvLn2N), hn::Set(d, ed::kShift));
+      MulAddAs<kFma>(d, x, hn::Set(d, ed::kInvLn2N), hn::Set(d, ed::kShift));
   const auto ki = hn::BitCast(du, kd_shifted);
   const V kd = hn::Sub(kd_shifted, hn::Set(d, ed::kShift));
-  V r = MulAddAs<kFused>(d, kd, hn::Set(d, ed::kNegLn2hiN), x);
-  r = MulAddAs<kFused>(d, kd, hn::Set(d, ed::kNegLn2loN), r);
+  V r = MulAddAs<kFma>(d, kd, hn::Set(d, ed::kNegLn2hiN), x);
+  r = MulAddAs<kFma>(d, kd, hn::Set(d, ed::kNegLn2loN), r);
 
   // 2^(k/N) ~= scale * (1 + tail).
   const auto idx = hn::ShiftLeft<1>(hn::And(ki, hn::Set(du, ed::kIndexMask)));
   hn::Vec<decltype(du)> tail_bits, h_bits;
-  exp_detail::LoadTablePairs<kGather>(du, idx, tail_bits, h_bits);
+  exp_detail::LoadTablePairs<kRead>(du, idx, tail_bits, h_bits);
   const V tail = hn::BitCast(d, tail_bits);
   const auto sbits = hn::Add(h_bits, hn::ShiftLeft<52 - ed::kTableBits>(ki));
 
   // exp(x) ~= scale + scale * (tail + exp(r) - 1).
   const V r2 = hn::Mul(r, r);
   const V p23 =
-      MulAddAs<kFused>(d, r, hn::Set(d, ed::kC3), hn::Set(d, ed::kC2));
+      MulAddAs<kFma>(d, r, hn::Set(d, ed::kC3), hn::Set(d, ed::kC2));
   const V p45 =
-      MulAddAs<kFused>(d, r, hn::Set(d, ed::kC5), hn::Set(d, ed::kC4));
-  const V t1 = MulAddAs<kFused>(d, p23, r2, hn::Add(tail, r));
-  const V tmp = MulAddAs<kFused>(d, hn::Mul(r2, r2), p45, t1);
+      MulAddAs<kFma>(d, r, hn::Set(d, ed::kC5), hn::Set(d, ed::kC4));
+  const V t1 = MulAddAs<kFma>(d, p23, r2, hn::Add(tail, r));
+  const V tmp = MulAddAs<kFma>(d, hn::Mul(r2, r2), p45, t1);
   const V scale = hn::BitCast(d, sbits);
-  const V result = MulAddAs<kFused>(d, scale, tmp, scale);
+  const V result = MulAddAs<kFma>(d, scale, tmp, scale);
 
   // Main path: 2^-54 <= |x| < 512 (false for NaN).
   const V ax = hn::Abs(x);
@@ -173,13 +176,12 @@ HWY_INLINE V ExpGlibc(D d, V x) {
       hn::And(hn::Ge(ax, hn::Set(d, 0x1p-54)), hn::Lt(ax, hn::Set(d, 512.0)));
   if (HWY_LIKELY(hn::AllTrue(d, on_main))) return result;
   // x <= -1024 and -inf give +0 (glibc's underflow); masked logits are -inf,
-  // so this cheap exit keeps them off the special path (1.2 instead of 2.9
-  // ns per element on AVX2 with half the logits -inf).
+  // so this cheap exit keeps them off the costlier special path.
   const auto underflow = hn::Le(x, hn::Set(d, -1024.0));
   if (hn::AllTrue(d, hn::Or(on_main, underflow))) {
     return hn::IfThenElseZero(on_main, result);
   }
-  return exp_detail::SpecialLanes<kFused>(d, x, on_main, result, tmp, sbits,
+  return exp_detail::SpecialLanes<kFma>(d, x, on_main, result, tmp, sbits,
                                           ki);
 }
 

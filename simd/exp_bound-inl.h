@@ -67,7 +67,7 @@ HWY_INLINE double SumApprox(D d, const T* l, size_t n, size_t begin, size_t end,
   return sum;
 }
 
-// The row's runs between patched ids, then each patched id at its own
+// The row's runs between penalised ids, then each penalised id at its own
 // logit: every term is one of Z's, so none cancels another.
 template <class D>
 ZBounds ExpSumBounds(D d, ExpSource src, size_t n, double divisor, double shift) {
@@ -77,11 +77,11 @@ ZBounds ExpSumBounds(D d, ExpSource src, size_t n, double divisor, double shift)
   }
   double sum = 0.0;
   size_t begin = 0;
-  for (size_t j = 0; j < src.patches; ++j) {
-    const int32_t id = src.patch_ids[j];
+  for (size_t j = 0; j < src.penalised_count; ++j) {
+    const int32_t id = src.penalised_ids[j];
     const size_t end = static_cast<size_t>(id) - src.first;
     sum += SumApprox(d, src.x, n, begin, end, inverse, shift);
-    sum += twins::ExpApprox(src.patch_l[id] * inverse - shift);
+    sum += twins::ExpApprox(src.penalised_l[id] * inverse - shift);
     begin = end + 1;
   }
   sum += SumApprox(d, src.x, n, begin, n, inverse, shift);

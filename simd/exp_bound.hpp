@@ -17,7 +17,7 @@ using twins::ZBounds;
 // Holds the Z that ExpSum(src, n, divisor, shift, ...) returns (any
 // variant: the glibc exps and std::exp alike), for divisor > 0 and
 // l / divisor - shift <= 0 up to rounding over src's n ids; as
-// twins::ExpSumBounds, with src's patched ids at their own logits. Its
+// twins::ExpSumBounds, with src's penalised ids at their own logits. Its
 // width is about 2 (ExpBoundError(shift) + 2^-52 n) Z.
 ZBounds ExpSumBounds(ExpSource src, size_t n, double divisor, double shift);
 

@@ -1,6 +1,6 @@
 // Which exp the fast engine replicates: the process's std::exp is glibc's
 // FMA variant or its non-FMA variant (an ifunc picks one per CPU), and the
-// two differ on about 0.05% of softmax inputs. ProcessExp() finds out once
+// two differ on a few softmax inputs. ProcessExp() finds out once
 // by probing; kernels then run the matching vector replica, or call std::exp
 // per element (libm) when neither replica is proven to match.
 #pragma once

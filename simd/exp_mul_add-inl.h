@@ -1,14 +1,13 @@
 // a * b + c rounded as a chosen glibc build rounds it, on every target:
-// MulAddAs<true> rounds once (a true fma), MulAddAs<false> rounds the
-// product and the sum separately. Highway's MulAdd is a true FMA only where
-// HWY_NATIVE_FMA (AVX2, AVX3), so it is never used for the unfused form.
+// MulAddAs<Fma::kFused> rounds once (a true fma), MulAddAs<Fma::kUnfused>
+// rounds the product and the sum separately. Highway's MulAdd is a true FMA
+// only where HWY_NATIVE_FMA (AVX2, AVX3), so it is never used for the unfused form.
 //
 // Targets without an FMA instruction (SSE4, SSSE3, EMU128, SCALAR) call
 // std::fma per lane: glibc's fma is correctly rounded on every CPU (the FMA
-// or FMA4 instruction when present, exact software otherwise). Measured
-// here, ExpGlibc<true> costs 19 ns per element that way on SSSE3 and on
-// SCALAR, against 37 and 122 ns with a vector emulation of fma (Dekker's
-// product, TwoSum and rounding to odd, Boldo & Melquiond 2008). Only CPUs
+// or FMA4 instruction when present, exact software otherwise), which costs
+// less than a vector emulation of fma (Dekker's product, TwoSum and
+// rounding to odd, Boldo & Melquiond 2008). Only CPUs
 // without AVX2 whose glibc still uses a fused exp (FMA4) run this in
 // production; elsewhere it serves the tests.
 
@@ -28,9 +27,12 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <bool kFused, class D, class V = hn::Vec<D>>
+// How a glibc build computes a * b + c: as one fma, or as a product and a sum.
+enum class Fma { kUnfused, kFused };
+
+template <Fma kFma, class D, class V = hn::Vec<D>>
 HWY_INLINE V MulAddAs(D d, V a, V b, V c) {
-  if constexpr (!kFused) {
+  if constexpr (kFma == Fma::kUnfused) {
     (void)d;
     return hn::Add(hn::Mul(a, b), c);  // -ffp-contract=off: two roundings
   } else {

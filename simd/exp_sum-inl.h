@@ -24,16 +24,20 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// What an exp pass leaves: e stored (where asked) and Z summed, or e stored only.
+enum class ExpPass { kSum, kStoreOnly };
+
 namespace exp_sum_detail {
+
 
 // e values per block: small enough to stay in L1 between the exp pass and
 // the summation pass, large enough for AccumulateExact's vector blocks.
 constexpr size_t kBlock = 512;
 
 // t - shift with t = l / divisor.
-template <bool kDivide, class V>
+template <Divisor kDivisor, class V>
 HWY_INLINE V Argument(V l, V divisor, V shift) {
-  return hn::Sub(Tempered<kDivide>(l, divisor), shift);
+  return hn::Sub(Tempered<kDivisor>(l, divisor), shift);
 }
 
 // Applies `f` (vector to vector) to l[0, m) into e[0, m); e may equal l.
@@ -56,24 +60,24 @@ HWY_INLINE void Map(D d, const T* l, size_t m, double* e, const F& f) {
 }
 
 // One block of e with the vector replica.
-template <bool kFused, bool kDivide, bool kGather, class D, class T>
+template <Fma kFma, Divisor kDivisor, TableRead kRead, class D, class T>
 HWY_INLINE void ReplicaBlock(D d, const T* l, size_t m, double divisor, double shift,
                              double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
   Map(d, l, m, e, [&](hn::Vec<D> v) {
-    return ExpGlibc<kFused, kGather>(d, Argument<kDivide>(v, vdivisor, vshift));
+    return ExpGlibc<kFma, kRead>(d, Argument<kDivisor>(v, vdivisor, vshift));
   });
 }
 
 // One block of e with std::exp; only the arguments are vectorised.
-template <bool kDivide, class D, class T>
+template <Divisor kDivisor, class D, class T>
 HWY_INLINE void LibmBlock(D d, const T* l, size_t m, double divisor, double shift,
                           double* e) {
   const hn::Vec<D> vdivisor = hn::Set(d, divisor);
   const hn::Vec<D> vshift = hn::Set(d, shift);
   Map(d, l, m, e,
-      [&](hn::Vec<D> v) { return Argument<kDivide>(v, vdivisor, vshift); });
+      [&](hn::Vec<D> v) { return Argument<kDivisor>(v, vdivisor, vshift); });
   for (size_t i = 0; i < m; ++i) e[i] = std::exp(e[i]);
 }
 
@@ -85,86 +89,89 @@ HWY_INLINE double ScalarExp(double x) {
   return std::exp(x);
 }
 
-// The e values of src's patched ids in [start, start + m) (ids counted from
+// The e values of src's penalised ids in [start, start + m) (ids counted from
 // the pass's first one) into e[0, m), one at a time; `next` is the first
-// patch not yet applied.
-template <ExpVariant kVariant, bool kDivide>
-HWY_INLINE void PatchBlock(const ExpSource& src, size_t& next, size_t start, size_t m,
+// penalised ids not yet overwritten.
+template <ExpVariant kVariant, Divisor kDivisor>
+HWY_INLINE void OverwritePenalisedE(const ExpSource& src, size_t& next, size_t start, size_t m,
                            double divisor, double shift, double* e) {
-  for (; next < src.patches; ++next) {
-    const size_t id = static_cast<size_t>(src.patch_ids[next]) - src.first;
+  for (; next < src.penalised_count; ++next) {
+    const size_t id = static_cast<size_t>(src.penalised_ids[next]) - src.first;
     if (id >= start + m) return;
-    const double l = src.patch_l[src.patch_ids[next]];
-    e[id - start] = ScalarExp<kVariant>((kDivide ? l / divisor : l) - shift);
+    const double l = src.penalised_l[src.penalised_ids[next]];
+    e[id - start] = ScalarExp<kVariant>((kDivisor == Divisor::kAny ? l / divisor : l) - shift);
   }
 }
 
 // Blocks of e (into e_out, or a stack buffer), each summed exactly onto z
-// (kSum), or only stored (a piece of a row split between threads). T is
-// double, or float for an f32 row widened on the way, whose patched ids
+// (ExpPass::kSum), or only stored (a piece of a row split between threads). T is
+// double, or float for an f32 row widened on the way, whose penalised ids
 // (src's) are overwritten before the block is summed.
-template <ExpVariant kVariant, bool kDivide, bool kSum, bool kGather, class D, class T>
+template <ExpVariant kVariant, Divisor kDivisor, ExpPass kPass, TableRead kRead,
+          class D, class T>
 HWY_NOINLINE double ExpSumBlocks(D d, const T* l, const ExpSource& src, size_t n,
                                  double divisor, double shift, double* e_out, double z) {
   HWY_ALIGN double buffer[kBlock];
-  size_t next_patch = 0;
+  size_t next_penalised = 0;
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t m = HWY_MIN(kBlock, n - start);
     double* e = e_out != nullptr ? e_out + start : buffer;
     if constexpr (kVariant == ExpVariant::libm) {
-      LibmBlock<kDivide>(d, l + start, m, divisor, shift, e);
+      LibmBlock<kDivisor>(d, l + start, m, divisor, shift, e);
     } else {
-      ReplicaBlock<kVariant == ExpVariant::fused, kDivide, kGather>(d, l + start, m,
-                                                                    divisor, shift, e);
+      constexpr Fma kFma = kVariant == ExpVariant::fused ? Fma::kFused : Fma::kUnfused;
+      ReplicaBlock<kFma, kDivisor, kRead>(d, l + start, m, divisor, shift, e);
     }
-    if (next_patch < src.patches) {
-      PatchBlock<kVariant, kDivide>(src, next_patch, start, m, divisor, shift, e);
+    if (next_penalised < src.penalised_count) {
+      OverwritePenalisedE<kVariant, kDivisor>(src, next_penalised, start, m, divisor, shift, e);
     }
-    if constexpr (kSum) z = AccumulateExact(d, z, e, m);
+    if constexpr (kPass == ExpPass::kSum) z = AccumulateExact(d, z, e, m);
   }
   return z;
 }
 
-template <ExpVariant kVariant, bool kDivide, bool kSum, bool kGather, class D>
+template <ExpVariant kVariant, Divisor kDivisor, ExpPass kPass, TableRead kRead,
+          class D>
 HWY_INLINE double ExpSumSource(D d, const ExpSource& src, size_t n, double divisor,
                                double shift, double* e_out, double z) {
   if (src.x != nullptr) {
-    return ExpSumBlocks<kVariant, kDivide, kSum, kGather>(d, src.x, src, n, divisor, shift,
+    return ExpSumBlocks<kVariant, kDivisor, kPass, kRead>(d, src.x, src, n, divisor, shift,
                                                           e_out, z);
   }
-  return ExpSumBlocks<kVariant, kDivide, kSum, kGather>(d, src.l, src, n, divisor, shift,
+  return ExpSumBlocks<kVariant, kDivisor, kPass, kRead>(d, src.l, src, n, divisor, shift,
                                                         e_out, z);
 }
 
-template <ExpVariant kVariant, bool kSum, bool kGather, class D>
+template <ExpVariant kVariant, ExpPass kPass, TableRead kRead, class D>
 HWY_INLINE double ExpSumDivisor(D d, ExpSource src, size_t n, double divisor,
                                 double shift, double* e_out, double z) {
   if (divisor == 1.0) {
-    return ExpSumSource<kVariant, false, kSum, kGather>(d, src, n, divisor, shift, e_out, z);
+    return ExpSumSource<kVariant, Divisor::kOne, kPass, kRead>(d, src, n, divisor, shift, e_out, z);
   }
-  return ExpSumSource<kVariant, true, kSum, kGather>(d, src, n, divisor, shift, e_out, z);
+  return ExpSumSource<kVariant, Divisor::kAny, kPass, kRead>(d, src, n, divisor, shift, e_out, z);
 }
 
 // x86 with 256- or 512-bit vectors reads the replica's table either way
 // (exp_detail::LoadTablePairs); the libm variant reads none.
-template <ExpVariant kVariant, bool kSum, class D>
+template <ExpVariant kVariant, ExpPass kPass, class D>
 HWY_INLINE double ExpSumVariant(D d, ExpSource src, size_t n, double divisor,
                                 double shift, double* e_out, double z) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
   if (kVariant != ExpVariant::libm && ExpTableByGather()) {
-    return ExpSumDivisor<kVariant, kSum, true>(d, src, n, divisor, shift, e_out, z);
+    return ExpSumDivisor<kVariant, kPass, TableRead::kGathers>(d, src, n, divisor, shift, e_out,
+                                                               z);
   }
 #endif
-  return ExpSumDivisor<kVariant, kSum, false>(d, src, n, divisor, shift, e_out, z);
+  return ExpSumDivisor<kVariant, kPass, TableRead::kPairLoads>(d, src, n, divisor, shift, e_out,
+                                                               z);
 }
 
 }  // namespace exp_sum_detail
 
 // The exp this target computes when the process's exp is `v`. Without an
-// FMA instruction the fused replica calls std::fma per lane (20 ns per
-// element on SSE4 here); when std::exp is that very function (a CPU with FMA
-// but not all of Highway's AVX2 features), calling it is four times faster
-// and exact by definition.
+// FMA instruction the fused replica calls std::fma per lane; when std::exp
+// is that very function (a CPU with FMA but not all of Highway's AVX2
+// features), calling it is faster and exact by definition.
 HWY_INLINE ExpVariant ExpVariantOnTarget(ExpVariant v) {
 #if !HWY_NATIVE_FMA
   if (v == ExpVariant::fused && ProcessExp().variant == ExpVariant::fused) {
@@ -174,21 +181,21 @@ HWY_INLINE ExpVariant ExpVariantOnTarget(ExpVariant v) {
   return v;
 }
 
-template <bool kSum, class D>
+template <ExpPass kPass, class D>
 double ExpSumKernel(D d, ExpSource src, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v, double z) {
   using exp_sum_detail::ExpSumVariant;
   switch (HWY_NAMESPACE::ExpVariantOnTarget(v)) {  // qualified: not simd::'s dispatcher
     case ExpVariant::fused:
-      return ExpSumVariant<ExpVariant::fused, kSum>(d, src, n, divisor, shift,
+      return ExpSumVariant<ExpVariant::fused, kPass>(d, src, n, divisor, shift,
                                                     e_out, z);
     case ExpVariant::unfused:
-      return ExpSumVariant<ExpVariant::unfused, kSum>(d, src, n, divisor, shift,
+      return ExpSumVariant<ExpVariant::unfused, kPass>(d, src, n, divisor, shift,
                                                       e_out, z);
     case ExpVariant::libm:
       break;
   }
-  return ExpSumVariant<ExpVariant::libm, kSum>(d, src, n, divisor, shift, e_out, z);
+  return ExpSumVariant<ExpVariant::libm, kPass>(d, src, n, divisor, shift, e_out, z);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

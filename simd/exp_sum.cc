@@ -12,13 +12,13 @@ namespace exactsample::simd::HWY_NAMESPACE {
 
 double ExpSumImpl(ExpSource src, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v, double s) {
-  return ExpSumKernel<true>(hn::ScalableTag<double>(), src, n, divisor, shift,
+  return ExpSumKernel<ExpPass::kSum>(hn::ScalableTag<double>(), src, n, divisor, shift,
                             e_out, v, s);
 }
 
 void ExpStoreImpl(ExpSource src, size_t n, double divisor, double shift,
                     double* e_out, ExpVariant v) {
-  ExpSumKernel<false>(hn::ScalableTag<double>(), src, n, divisor, shift, e_out, v,
+  ExpSumKernel<ExpPass::kStoreOnly>(hn::ScalableTag<double>(), src, n, divisor, shift, e_out, v,
                       0.0);
 }
 
@@ -40,10 +40,10 @@ ExpSource ExpSource::At(size_t i) const {
   ExpSource from = *this;
   from.x = x + i;
   from.first = first + i;
-  const int32_t* const next = std::lower_bound(patch_ids, patch_ids + patches,
+  const int32_t* const next = std::lower_bound(penalised_ids, penalised_ids + penalised_count,
                                                static_cast<int64_t>(from.first));
-  from.patches -= static_cast<size_t>(next - patch_ids);
-  from.patch_ids = next;
+  from.penalised_count -= static_cast<size_t>(next - penalised_ids);
+  from.penalised_ids = next;
   return from;
 }
 

@@ -10,15 +10,15 @@ namespace exactsample::simd {
 
 // The logits an exp pass reads: l, or (l null) the f32 row x, widened on
 // the way without being stored: spec step 1 for a softmax that is the only
-// step to need every logit. On x, the `patches` ids of patch_ids
+// step to need every logit. On x, the `penalised_count` ids of penalised_ids
 // (ascending, counted from the row's start) have the f64 logits
-// patch_l[id] instead (the penalised ones).
+// penalised_l[id] instead (the logits steps 2 and 3 changed).
 struct ExpSource {
   const double* l = nullptr;
   const float* x = nullptr;
-  const int32_t* patch_ids = nullptr;
-  const double* patch_l = nullptr;
-  size_t patches = 0;
+  const int32_t* penalised_ids = nullptr;
+  const double* penalised_l = nullptr;
+  size_t penalised_count = 0;
   size_t first = 0;  // the row's id of x[0]
   // The same row from id i on.
   ExpSource At(size_t i) const;

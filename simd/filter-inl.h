@@ -17,8 +17,7 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// kDivide is false for divisor == 1.0, where t == l exactly.
-template <bool kDivide, class D>
+template <Divisor kDivisor, class D>
 size_t ZeroAfterTempered(D d, const double* l, double divisor, double* e, size_t n,
                          double t_cut, int32_t id_cut) {
   const size_t N = hn::Lanes(d);
@@ -30,7 +29,7 @@ size_t ZeroAfterTempered(D d, const double* l, double divisor, double* e, size_t
   size_t left = 0;
   size_t i = 0;
   for (; i + N <= n; i += N) {
-    const auto t = Tempered<kDivide>(hn::LoadU(d, l + i), div);
+    const auto t = Tempered<kDivisor>(hn::LoadU(d, l + i), div);
     const auto keep = NotAfter(d, t, id, tcut, idcut);
     const auto ev = hn::IfThenElseZero(keep, hn::LoadU(d, e + i));
     hn::StoreU(ev, d, e + i);
@@ -48,8 +47,8 @@ size_t ZeroAfterTempered(D d, const double* l, double divisor, double* e, size_t
 template <class D>
 size_t ZeroAfter(D d, const double* l, double divisor, double* e, size_t n,
                  double t_cut, int32_t id_cut) {
-  return divisor == 1.0 ? ZeroAfterTempered<false>(d, l, divisor, e, n, t_cut, id_cut)
-                        : ZeroAfterTempered<true>(d, l, divisor, e, n, t_cut, id_cut);
+  return divisor == 1.0 ? ZeroAfterTempered<Divisor::kOne>(d, l, divisor, e, n, t_cut, id_cut)
+                        : ZeroAfterTempered<Divisor::kAny>(d, l, divisor, e, n, t_cut, id_cut);
 }
 
 template <class D>

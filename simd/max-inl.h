@@ -48,19 +48,26 @@ hn::Mask<D> AllowedLanes(D d, const AllowedIds& allowed, size_t at) {
 
 // The maximum of x[0, n) (a row of type t) and whether some x is NaN or
 // +inf, in lanes of d's type: f64, widening x and storing it to l_out (-inf
-// for the ids `allowed` masks out, when kMasked; the check still reads every
+// for the ids `allowed` masks out, with Masking::kAllowed; the check still reads every
 // x); or f32 (an f32 row), twice as many per vector and nothing stored
 // (widening is exact and monotone, so the f32 maximum widened is the f64
-// one), copying x to copy_out when kCopy. Two vectors per
+// one), copying x to copy_out with RowCopy::kStore. Two vectors per
 // step: independent max chains hide the Max latency.
-// With kPenalized, the stored lanes are penalised too (twins::WidenMax with
+// With Penalising::kCodes, the stored lanes are penalised too (twins::WidenMax with
 // penalties): the maximum is the penalised one, and `bad` also holds for a
 // penalised NaN or +inf.
-template <bool kMasked, LogitType t, bool kCopy = false, bool kPenalized = false, class D>
+enum class Masking { kNone, kAllowed };     // a mask sets the ids it drops to -inf
+enum class RowCopy { kNone, kStore };       // x is copied to copy_out
+enum class Penalising { kNone, kCodes };    // a Sequence's penalty codes apply
+template <Masking kMasking, LogitType t, RowCopy kCopying = RowCopy::kNone,
+          Penalising kPenalising = Penalising::kNone, class D>
 WidenResult MaxAndCheck(D d, const twins::RowWord<t>* x, size_t n, double* l_out,
                         AllowedIds allowed = {}, float* copy_out = nullptr,
                         const twins::PenaltyCodes* penalties = nullptr) {
   constexpr bool kWiden = std::is_same_v<hn::TFromD<D>, double>;
+  constexpr bool kMasked = kMasking == Masking::kAllowed;
+  constexpr bool kCopy = kCopying == RowCopy::kStore;
+  constexpr bool kPenalized = kPenalising == Penalising::kCodes;
   static_assert(kWiden || !kMasked, "a mask applies to the stored row");
   static_assert(kWiden || !kPenalized, "penalties apply to the stored row");
   static_assert(!kWiden || !kCopy, "an f32 row read in f32 lanes is copied");
@@ -130,9 +137,9 @@ double Max(D d, const double* l, size_t n) {
 }
 
 // The first id equal to `value`, stopping there. Greedy already has the
-// maximum, so this is its only pass; as a second pass after the max it was
-// measured (V = 128256, the maximum at a random id) as fast as one pass that
-// tracks a (max, id) pair per lane on AVX3 and AVX2, and 15% faster on SSE4.
+// maximum, so this is its only pass; as a second pass after the max it is
+// as fast as one pass that tracks a (max, id) pair per lane on AVX3 and AVX2,
+// and faster on SSE4.
 template <class D>
 size_t FindFirst(D d, const double* l, size_t n, double value) {
   const size_t N = hn::Lanes(d);

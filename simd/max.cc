@@ -17,21 +17,23 @@ WidenResult WidenMaxImpl(Row x, size_t n, double* l_out, AllowedIds allowed,
     constexpr LogitType t = decltype(type)::value;
     if (penalties != nullptr) {
       return allowed.words != nullptr
-                 ? MaxAndCheck<true, t, false, true>(d, words, n, l_out, allowed, nullptr, penalties)
-                 : MaxAndCheck<false, t, false, true>(d, words, n, l_out, {}, nullptr, penalties);
+                 ? MaxAndCheck<Masking::kAllowed, t, RowCopy::kNone, Penalising::kCodes>(
+                       d, words, n, l_out, allowed, nullptr, penalties)
+                 : MaxAndCheck<Masking::kNone, t, RowCopy::kNone, Penalising::kCodes>(
+                       d, words, n, l_out, {}, nullptr, penalties);
     }
-    return allowed.words != nullptr ? MaxAndCheck<true, t>(d, words, n, l_out, allowed)
-                                    : MaxAndCheck<false, t>(d, words, n, l_out);
+    return allowed.words != nullptr ? MaxAndCheck<Masking::kAllowed, t>(d, words, n, l_out, allowed)
+                                    : MaxAndCheck<Masking::kNone, t>(d, words, n, l_out);
   });
 }
 
 WidenResult CheckedMaxImpl(const float* x, size_t n) {
-  return MaxAndCheck<false, LogitType::f32>(hn::ScalableTag<float>(), x, n, nullptr);
+  return MaxAndCheck<Masking::kNone, LogitType::f32>(hn::ScalableTag<float>(), x, n, nullptr);
 }
 
 WidenResult CopyCheckedMaxImpl(const float* x, size_t n, float* copy_out) {
-  return MaxAndCheck<false, LogitType::f32, true>(hn::ScalableTag<float>(), x, n, nullptr, {},
-                                                  copy_out);
+  return MaxAndCheck<Masking::kNone, LogitType::f32, RowCopy::kStore>(
+      hn::ScalableTag<float>(), x, n, nullptr, {}, copy_out);
 }
 
 double MaxImpl(const double* l, size_t n) {

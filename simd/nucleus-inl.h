@@ -65,7 +65,7 @@ struct NucleusRow {
   double T(double l_i) const { return scalar_ref::Tempered(l_i, divisor); }
   template <class D>
   hn::Vec<D> T(D d, hn::Vec<D> l_i) const {
-    return divisor == 1.0 ? l_i : Tempered<true>(l_i, hn::Set(d, divisor));
+    return divisor == 1.0 ? l_i : Tempered<Divisor::kAny>(l_i, hn::Set(d, divisor));
   }
   // (t desc, id asc) on ids.
   bool Before(uint32_t a, uint32_t b) const {
@@ -229,7 +229,7 @@ struct BucketKey {
 // in ascending id order. The ids and ranks of a block are first compacted
 // into small buffers without branches on lanes (every lane is written, the
 // count advances only for passing ones), so that visit runs in a tight loop.
-// (Highway's CompressStore for 64-bit lanes on AVX2 was slower here.)
+// (Highway's CompressStore for 64-bit lanes costs more on AVX2.)
 template <class D, class Visit>
 void ForEachRanked(D d, const NucleusRow& row, const Tier& tier,
                    const BucketKey& key, uint32_t first, uint32_t last,

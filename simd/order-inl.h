@@ -15,11 +15,14 @@ HWY_BEFORE_NAMESPACE();
 namespace exactsample::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// scalar_ref::Tempered per lane. kDivide is false for divisor == 1.0, where
-// t == l exactly and the division is skipped.
-template <bool kDivide, class V>
+// Whether a kernel divides by the temperature: not where divisor == 1.0,
+// where t == l exactly and the division is skipped.
+enum class Divisor { kOne, kAny };
+
+// scalar_ref::Tempered per lane.
+template <Divisor kDivisor, class V>
 HWY_INLINE V Tempered(V l, V divisor) {
-  if constexpr (kDivide) {
+  if constexpr (kDivisor == Divisor::kAny) {
     return hn::Div(l, divisor);
   } else {
     (void)divisor;

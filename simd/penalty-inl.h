@@ -28,8 +28,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // ids (a quarter at 131072 Zipf-drawn ids of 128256) a pass costs less than
 // a visit per id. The pass is bound by its vector operations, not by reading
 // the codes, so a code is the count itself, one conversion from int32 (a
-// code offset from 0 cost three more operations, and 1.25x the unpenalised
-// call instead of 1.18x at V = 128256 on AVX3). The same roundings as the
+// code offset from 0 costs three more operations). The same roundings as the
 // twin's operations. p by value: no store to the row can change it.
 template <class D>
 HWY_INLINE hn::Vec<D> PenalizeLanes(D d, hn::Vec<D> v, const int32_t* code,

@@ -6,9 +6,9 @@
 namespace exactsample::simd::topk {
 namespace {
 
-// From this many ids on, the radix passes beat std::sort. Measured here
-// (V = 128256): std::sort is faster up to about 4096 ids, 2x slower from
-// 6144, when the l of the ids no longer fit in L2 (both read l by id).
+// From this many ids on, the radix passes beat std::sort: std::sort is
+// faster for fewer, and slower once the l of the ids no longer fit in L2
+// (both read l by id).
 constexpr size_t kRadixMin = 4096;
 
 // An unsigned key that sorts ascending where t sorts descending; -0.0 and

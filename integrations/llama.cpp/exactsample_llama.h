@@ -1,5 +1,5 @@
 /* exactsample as a llama.cpp sampler (docs/llama-cpp.md): a llama_sampler
- * that samples the next token bit-exactly per spec/sampling.md, used alone
+ * that samples the next token bit-exactly per the spec (docs/spec.md), used alone
  * or as the last sampler of a llama_sampler_chain in place of llama.cpp's
  * penalties / temp / top-k / top-p / min-p / dist. C and C++17.
  *

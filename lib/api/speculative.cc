@@ -1,7 +1,8 @@
-// spec/speculative.md: dist() and the verification of draft tokens, each
-// step in the page's order. Target and draft rows go through the engines
-// with steps 10 and 11 replaced by the page's acceptance test
-// (detail::SampleChoosing), so a row costs what sampling it costs.
+// The spec's speculative decoding (docs/spec.md, "Speculative decoding"):
+// dist() and the verification of draft tokens, each step in the page's
+// order. Target and draft rows go through the engines with steps 10 and 11
+// replaced by the page's acceptance test (detail::SampleChoosing), so a row
+// costs what sampling it costs.
 #include "exactsample/speculative.hpp"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// The C ABI of spec/speculative.md: dist() of a row, the verification of
-// draft tokens, and a batch of verifications, over exactsample/speculative.hpp.
+// The C ABI of speculative decoding (docs/spec.md, "Speculative decoding"):
+// dist() of a row, the verification of draft tokens, and a batch of
+// verifications, over exactsample/speculative.hpp.
 #include <span>
 #include <string>
 #include <vector>

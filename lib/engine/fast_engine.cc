@@ -8,27 +8,43 @@ namespace exactsample {
 Plan Plan::Of(const Request& request, const SampleOptions& options) {
   const SamplingParams& p = request.params;
   Plan plan{};
-  plan.threads = options.threads;
-  plan.exp = simd::CallerExp();  // this thread's floating-point mode
-  plan.default_fp = simd::DefaultEnvironment();
-  plan.top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < request.vocab();
-  plan.mask = !request.mask.allowed.empty() || !request.mask.banned.empty() ||
+  Asks& asks = plan.asks;
+  asks.top_k = p.top_k > 0 && static_cast<size_t>(p.top_k) < request.vocab();
+  asks.mask = !request.mask.allowed.empty() || !request.mask.banned.empty() ||
               !request.mask.allowed_bits.empty();
-  plan.adjust = plan.mask || !request.bias.ids.empty();
-  plan.top_logprobs = static_cast<size_t>(p.top_logprobs);
-  plan.rank = options.rank;
-  plan.logprob = options.logprob || options.trace != nullptr || plan.top_logprobs > 0 ||
-                 plan.rank;
-  plan.shared_softmax = p.temperature == 1.0 && !plan.top_k;
+  asks.bias_or_mask = asks.mask || !request.bias.ids.empty();
+  asks.top_logprobs = static_cast<size_t>(p.top_logprobs);
+  asks.rank = options.rank;
+  asks.logprob = options.logprob || options.trace != nullptr || asks.top_logprobs > 0 ||
+                 asks.rank;
+
+  plan.runs.threads = options.threads;
+  plan.runs.exp = simd::CallerExp();  // this thread's floating-point mode
+  plan.runs.default_fp = simd::DefaultEnvironment();
+
+  Path& path = plan.path;
+  // At T = 1, t = l and K's softmax over every id is the logprob's.
+  path.one_softmax = p.temperature == 1.0 && !asks.top_k;
+  // The f32 row is read in place where nothing needs the f64 row: no bias,
+  // mask or trace (a 16-bit row is widened in the max pass instead: reading
+  // its words in the exp pass costs more, the widening's shuffles competing
+  // with the exp's). Then either
   const bool row_as_given =
-      request.logits_type == LogitType::f32 && options.trace == nullptr && !plan.adjust;
-  const bool shared_row = plan.shared_softmax && p.top_p >= 1.0 && !PenaltiesApply(request);
-  const bool patched_row = p.temperature != 0.0 && plan.top_logprobs == 0 && !plan.rank &&
-                           FewPenalisedIds(request);
+      request.logits_type == LogitType::f32 && options.trace == nullptr && !asks.bias_or_mask;
+  // the one softmax serves everything (no penalty or top-p; min-p reads e
+  // alone, and the processed logprob the chosen id's logit),
+  const bool softmax_alone = path.one_softmax && p.top_p >= 1.0 && !PenaltiesApply(request);
+  // or, at T != 0 without top-N or rank, at most kMaxPenalisedIds window ids
+  // take their penalised logits beside the row (Logits::penalised_ids): with
+  // top-k, K is compacted from the row, so k must fit a compact K; without,
+  // the filters read the logits of the few ids they compact (KeptSet::row),
+  // and top-p widens the row only where no candidate set holds its cut.
+  const bool few_penalised = p.temperature != 0.0 && asks.top_logprobs == 0 && !asks.rank &&
+                             FewPenalisedIds(request);
   const bool k_fits =
-      !plan.top_k || static_cast<size_t>(p.top_k) <= CompactCapacity(request.vocab());
-  plan.f32_row = row_as_given && (shared_row || (patched_row && k_fits));
-  plan.finite_pass = plan.logprob || (!plan.top_k && p.temperature != 0.0);
+      !asks.top_k || static_cast<size_t>(p.top_k) <= CompactCapacity(request.vocab());
+  path.f32_row = row_as_given && (softmax_alone || (few_penalised && k_fits));
+  path.every_finite_logit = asks.logprob || (!asks.top_k && p.temperature != 0.0);
   return plan;
 }
 
@@ -45,9 +61,9 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
       if (job != nullptr) job->Cancel();
     }
   } announced{nullptr};
-  if (plan.logprob || plan.shared_softmax) {
-    announced.job = ws.AnnounceLogprobPass(plan.threads, request.vocab());
-  } else if (RowTeam(request.vocab(), plan.threads) > 1) {
+  if (plan.asks.logprob || plan.path.one_softmax) {
+    announced.job = ws.AnnounceLogprobPass(plan.runs.threads, request.vocab());
+  } else if (RowTeam(request.vocab(), plan.runs.threads) > 1) {
     threads::WakeHelpers(ws.executor.get());
   }
 

@@ -31,7 +31,7 @@ struct KeptSet {
   // piece (RowJob::Piece) or after RowJob::Contiguous.
   RowJob* patch = nullptr;
   // With l null: the row, whose logits (Logits::At) the filters read for the
-  // few ids they compact, or widen (WidenPatchedRow) where they need all.
+  // few ids they compact, or widen (WidenPenalisedRow) where they need all.
   const Logits* row = nullptr;
 
   int32_t Id(size_t j) const {

@@ -19,7 +19,7 @@ namespace {
 // Work over the f32 row that needs only the row and its maximum, made
 // while the logprob's pass runs: split across threads, it overlaps the
 // helpers' pieces instead of following the pass. With top-k, step 6's
-// selection (FirstKUnpatched); without, steps 5 to 7 from Z's bounds.
+// selection (FirstKUnpenalised); without, steps 5 to 7 from Z's bounds.
 struct EarlySteps {
   Logits* logits;
   const SamplingParams* params;
@@ -30,8 +30,8 @@ struct EarlySteps {
   static void Run(void* arg) {
     const EarlySteps& s = *static_cast<const EarlySteps*>(arg);
     Logits& l = *s.logits;
-    if (s.plan->top_k) {
-      l.unpatched_k = FirstKUnpatched(l.x, l.n, l.patch_ids, s.params->temperature,
+    if (s.plan->asks.top_k) {
+      l.unpenalised_k = FirstKUnpenalised(l.x, l.n, l.penalised_ids, s.params->temperature,
                                       static_cast<size_t>(s.params->top_k), *s.ws);
     } else {
       s.nucleus->Make(l, *s.params, *s.plan, *s.ws);
@@ -44,10 +44,10 @@ struct EarlySteps {
 LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& params,
                        detail::WorkspaceImpl& ws, BoundedNucleus& nucleus) {
   LogprobSoftmax out{logits.max, NAN, std::nullopt};
-  if (!plan.logprob && !plan.shared_softmax) return out;
+  if (!plan.asks.logprob && !plan.path.one_softmax) return out;
   // The spec's M is the first maximum in id order; for a zero its sign
   // reaches the logprob through l[c] - M.
-  if (out.max == 0.0 && plan.logprob) {
+  if (out.max == 0.0 && plan.asks.logprob) {
     size_t first = 0;
     if (logits.l != nullptr) {
       first = simd::FindFirst(logits.l, logits.n, 0.0);
@@ -63,22 +63,22 @@ LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& p
   // follows their order, K's). e is stored where steps 6 to 9 reuse it.
   // Split across threads, helpers store e where nothing else of this call
   // writes, and read the f32 row only through their copies of its pieces.
-  double* e = plan.shared_softmax ? ws.e.data() : nullptr;
-  RowThreads threads = ws.ForPass(plan.threads, n, ws.logprob_job);
-  threads.keep_e = plan.shared_softmax;
+  double* e = plan.path.one_softmax ? ws.e.data() : nullptr;
+  RowThreads threads = ws.ForPass(plan.runs.threads, n, ws.logprob_job);
+  threads.keep_e = plan.path.one_softmax;
   EarlySteps early{&logits, &params, &plan, &ws, &nucleus};
-  if (plan.f32_row && (plan.top_k ? logits.unpatched_k == Logits::kNotSelected
+  if (plan.path.f32_row && (plan.asks.top_k ? logits.unpenalised_k == Logits::kNotSelected
                                    : params.top_p < 1.0)) {
     threads.meanwhile = &EarlySteps::Run;
     threads.meanwhile_arg = &early;
   }
   if (threads.job != nullptr) {
-    if (src.l == nullptr) threads.x_copy = ws.XCopy();
-    if (e == nullptr) e = ws.LogprobE();
+    if (src.l == nullptr) threads.x_copy = ws.GrownToVocab(ws.x_copy);
+    if (e == nullptr) e = ws.GrownToVocab(ws.e_logprob);
   }
-  const ExpSumResult pass = ExpSumPass(src, n, 1.0, out.max, e, plan.exp, threads, ws.sums);
+  const ExpSumResult pass = ExpSumPass(src, n, 1.0, out.max, e, plan.runs.exp, threads, ws.sums);
   out.z = pass.z;
-  if (plan.shared_softmax) {
+  if (plan.path.one_softmax) {
     out.sums = pass.sums;
     out.patch = pass.patch;
   }
@@ -146,9 +146,9 @@ int64_t Rank(const Logits& logits, const LogprobSoftmax& softmax, size_t id) {
 
 Token LogprobSoftmax::TokenOf(const Logits& logits, size_t id, double processed,
                               const Plan& plan, detail::WorkspaceImpl& ws) const {
-  Token token{static_cast<int32_t>(id), plan.logprob ? At(logits, id) : NAN, processed};
-  token.top_count = TopLogprobs(logits, *this, plan.top_logprobs, ws, token.top.data());
-  if (plan.rank) token.rank = Rank(logits, *this, id);
+  Token token{static_cast<int32_t>(id), plan.asks.logprob ? At(logits, id) : NAN, processed};
+  token.top_count = TopLogprobs(logits, *this, plan.asks.top_logprobs, ws, token.top.data());
+  if (plan.asks.rank) token.rank = Rank(logits, *this, id);
   return token;
 }
 

@@ -3,6 +3,7 @@
 // has them applied by the pass that widens the row, so the vocabulary is
 // never read again for them, nor the history.
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -186,24 +187,24 @@ Result<double> ApplyBias(const LogitBias& bias, double* l, size_t n, double max_
   return max;
 }
 
-// fn(begin, end) for each run of ids in [0, n) between patched ones.
+// fn(begin, end) for each run of ids in [0, n) between penalised ones.
 template <typename F>
-void ForEachGap(std::span<const int32_t> patched, size_t n, F&& fn) {
+void ForEachGap(std::span<const int32_t> penalised, size_t n, F&& fn) {
   size_t begin = 0;
-  for (size_t j = 0; j <= patched.size(); ++j) {
-    const size_t end = j < patched.size() ? static_cast<size_t>(patched[j]) : n;
+  for (size_t j = 0; j <= penalised.size(); ++j) {
+    const size_t end = j < penalised.size() ? static_cast<size_t>(penalised[j]) : n;
     if (end > begin) fn(begin, end);
     begin = end + 1;
   }
 }
 
 // Steps 2 and 3 on the f32-row path: the window's distinct ids get their
-// penalised logits in ws.l and are listed ascending in logits.patch_ids;
+// penalised logits in ws.l and are listed ascending in logits.penalised_ids;
 // returns the largest logit after them, the row's largest being max_x.
-Result<double> PatchPenalties(const Request& request, const Plan& plan, double max_x,
+Result<double> PenaliseWindowIds(const Request& request, const Plan& plan, double max_x,
                               detail::WorkspaceImpl& ws, Logits& logits) {
   const float* const x = logits.x;
-  int32_t* const ids = ws.PatchIds();
+  int32_t* const ids = ws.PenalisedIds();
   double* const l = ws.l.data();
   size_t count = 0;
   const auto note = [&](int32_t id) {
@@ -219,9 +220,9 @@ Result<double> PatchPenalties(const Request& request, const Plan& plan, double m
   }
   std::sort(ids, ids + count);
   count = static_cast<size_t>(std::unique(ids, ids + count) - ids);
-  const std::span<const int32_t> patched{ids, count};
-  logits.patch_ids = patched;
-  logits.patch_l = l;
+  const std::span<const int32_t> penalised{ids, count};
+  logits.penalised_ids = penalised;
+  logits.penalised_l = l;
   if (const Result<PenaltyOutcome> penalized =
           ApplyPenalties(request, l, -INFINITY, nullptr, ws.penalty_counts);
       !penalized) {
@@ -231,44 +232,44 @@ Result<double> PatchPenalties(const Request& request, const Plan& plan, double m
   // it is that of the first id of step 6's selection over the unchanged
   // ids, made now, where there is top-k and t orders them as l does; else
   // the gaps between changed ids are read again.
-  const bool held = std::any_of(patched.begin(), patched.end(),
+  const bool held = std::any_of(penalised.begin(), penalised.end(),
                                 [&](int32_t id) { return x[id] == max_x; });
   double max = max_x;
   const double temperature = request.params.temperature;
-  if (held && plan.top_k && simd::topk::F32OrderIsLs(temperature)) {
-    logits.unpatched_k = FirstKUnpatched(x, request.vocab(), patched, temperature,
+  if (held && plan.asks.top_k && simd::topk::F32OrderIsLs(temperature)) {
+    logits.unpenalised_k = FirstKUnpenalised(x, request.vocab(), penalised, temperature,
                                          static_cast<size_t>(request.params.top_k), ws);
-    max = logits.unpatched_k > 0 ? static_cast<double>(x[ws.top[0]]) : -INFINITY;
+    max = logits.unpenalised_k > 0 ? static_cast<double>(x[ws.top[0]]) : -INFINITY;
   } else if (held) {
     max = -INFINITY;
-    ForEachGap(patched, request.vocab(), [&](size_t begin, size_t end) {
+    ForEachGap(penalised, request.vocab(), [&](size_t begin, size_t end) {
       max = std::max(max, simd::CheckedMax(x + begin, end - begin).max);
     });
   }
   // Every listed id's logit, changed or not (one the penalties skip keeps x's).
-  for (const int32_t id : patched) max = std::max(max, l[id]);
+  for (const int32_t id : penalised) max = std::max(max, l[id]);
   return max;
 }
 
 }  // namespace
 
 void Logits::AtAscending(const int32_t* ids, size_t count, double* out) const {
-  size_t next = 0;  // the first patched id not below ids[j]
+  size_t next = 0;  // the first penalised id not below ids[j]
   for (size_t j = 0; j < count; ++j) {
     const int32_t id = ids[j];
     if (l != nullptr) {
       out[j] = l[id];
       continue;
     }
-    while (next < patch_ids.size() && patch_ids[next] < id) ++next;
-    out[j] = next < patch_ids.size() && patch_ids[next] == id ? patch_l[id]
+    while (next < penalised_ids.size() && penalised_ids[next] < id) ++next;
+    out[j] = next < penalised_ids.size() && penalised_ids[next] == id ? penalised_l[id]
                                                               : static_cast<double>(x[id]);
   }
 }
 
-const double* WidenPatchedRow(const Logits& logits, detail::WorkspaceImpl& ws) {
-  double* const l = ws.l.data();  // already holds the patched ids' logits
-  ForEachGap(logits.patch_ids, logits.n, [&](size_t begin, size_t end) {
+const double* WidenPenalisedRow(const Logits& logits, detail::WorkspaceImpl& ws) {
+  double* const l = ws.l.data();  // already holds the penalised ids' logits
+  ForEachGap(logits.penalised_ids, logits.n, [&](size_t begin, size_t end) {
     simd::WidenMax(logits.x + begin, end - begin, l + begin);
   });
   return l;
@@ -277,10 +278,10 @@ const double* WidenPatchedRow(const Logits& logits, detail::WorkspaceImpl& ws) {
 bool FewPenalisedIds(const Request& request) {
   if (!PenaltiesApply(request)) return true;
   if (const detail::HistoryCounts* counts = request.history) {
-    return counts->codes() == nullptr && counts->distinct() <= kMaxPatches;
+    return counts->codes() == nullptr && counts->distinct() <= kMaxPenalisedIds;
   }
   const scalar_ref::PenaltyWindow window = scalar_ref::WindowOf(request);
-  return window.prompt.size() + window.generated.size() <= kMaxPatches;
+  return window.prompt.size() + window.generated.size() <= kMaxPenalisedIds;
 }
 
 bool PenaltiesApply(const Request& request) {
@@ -299,33 +300,41 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
                                detail::WorkspaceImpl& ws) {
   const size_t n = request.vocab();
   const simd::Row x = simd::Row::Of(request);
-  double* const l = plan.f32_row ? nullptr : ws.l.data();
+  double* const l = plan.path.f32_row ? nullptr : ws.l.data();
   // Step 1 and the mask, checking the row and finding the largest logit
   // after the mask in the same pass, with the helpers called for the
   // logprob's pass.
-  const uint32_t* bits = plan.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr;
+  const uint32_t* bits = plan.asks.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr;
   const auto checked = std::exchange(ws.checked_row, {});
   RowJob* const helpers = ws.AnnouncedLogprobJob();
   MaxPassBuffers buffers;
   if (helpers != nullptr) {
     if (l == nullptr) {
-      buffers.x_copy = ws.XCopy();
+      buffers.x_copy = ws.GrownToVocab(ws.x_copy);
     } else {
-      buffers.stage = ws.LStage();
+      buffers.stage = ws.GrownToVocab(ws.l_stage);
     }
   }
   // A Sequence's dense counts with no bias between: steps 2 and 3 in the
   // same pass, its maximum the penalised one.
   const std::optional<twins::PenaltyCodes> codes = CodesOf(request);
   const bool fused = codes && request.bias.ids.empty();
-  simd::WidenResult widened =
-      fused ? WidenMaxPass(x, n, l, {bits}, helpers, buffers, &*codes)
-      : l == nullptr && checked.x == request.logits.data() && checked.n == n
-          ? checked.result
-          : WidenMaxPass(x, n, l, {bits}, helpers, buffers);
+  // Step 1's check and maximum, found while a batch helper copied this row.
+  const bool row_checked = l == nullptr && checked.x == request.logits.data() && checked.n == n;
+  simd::WidenResult widened;
+  if (fused) {
+    widened = WidenMaxPass(x, n, l, {bits}, helpers, buffers, &*codes);
+  } else if (row_checked) {
+    widened = checked.result;
+  } else {
+    widened = WidenMaxPass(x, n, l, {bits}, helpers, buffers);
+  }
   if (widened.bad) {
-    const std::optional<Error> e = checks::LogitValues(request);
-    return e || !fused ? *e : PenalizedError(l, n, request.params);
+    // A NaN or +inf in the row, which step 1's check names; else one the
+    // penalties made, which only a fused pass (into the f64 row) can.
+    if (const std::optional<Error> e = checks::LogitValues(request)) return *e;
+    assert(fused && l != nullptr);
+    return PenalizedError(l, n, request.params);
   }
   if (fused && widened.max == -INFINITY) {  // every id masked, or penalties
     widened = simd::WidenMax(x, n, l, {bits});
@@ -339,7 +348,7 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   Logits logits{request.logits_type == LogitType::f32 ? request.logits.data() : nullptr, l, n,
                 max};
   if (l == nullptr && PenaltiesApply(request)) {  // steps 2 and 3 on the f32-row path
-    const Result<double> penalized = PatchPenalties(request, plan, max, ws, logits);
+    const Result<double> penalized = PenaliseWindowIds(request, plan, max, ws, logits);
     if (!penalized) return penalized.error();
     max = *penalized;
   }
@@ -356,9 +365,10 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   }
   if (auto e = checks::MaxAfterPenalties(max, request.params)) return *e;
   logits.max = max;
-  if (bits != nullptr && plan.finite_pass && simd::CountAllowed(bits, n) <= n / 4 * 3) {
-    double* const finite = ws.FiniteL();
-    int32_t* const ids = plan.top_k ? nullptr : ws.FiniteIds();  // read by K alone
+  if (bits != nullptr && plan.path.every_finite_logit && simd::CountAllowed(bits, n) <= n / 4 * 3) {
+    double* const finite = ws.GrownToVocab(ws.l_finite);
+    // The ids are read by K alone.
+    int32_t* const ids = plan.asks.top_k ? nullptr : ws.GrownToVocab(ws.ids_finite);
     logits.finite_n = simd::CompactFinite(l, n, finite, ids);
     logits.finite_l = finite;
     logits.finite_ids = ids;

@@ -32,39 +32,31 @@
 
 namespace exactsample {
 
-// The fast paths one request takes, each decided here and nowhere else.
+// The fast paths one request takes, each decided in Plan::Of and nowhere
+// else: what the call asks for, where its passes run, and what its steps can
+// share or skip because of those.
 struct Plan {
-  int threads;           // SampleOptions::threads, for the passes over all V ids
-  simd::ExpVariant exp;  // the exp the kernels replicate
-  // The caller's floating-point environment is the default one, which
-  // simd::ExpSumBounds's error bounds assume (NucleusFromBounds).
-  bool default_fp;
-  bool top_k;            // step 6 cuts: 0 < top_k < V
-  bool mask;             // a mask is given
-  bool adjust;           // a logit bias or a mask is given
-  size_t top_logprobs;   // Token::top_logprobs entries wanted
-  bool rank;             // Token::rank wanted
-  // The logprob's softmax is wanted (by the caller, a trace, top-N or rank).
-  bool logprob;
-  // Temperature 1 without top-k: the logprob's e values are step 9's over
-  // K = every id, so steps 6 to 9 need no second exp pass.
-  bool shared_softmax;
-  // The row is f32 and the passes over all V ids read it as it is, the f64
-  // row never stored: either shared with nothing else needing the f64 row
-  // (no bias, mask, penalty, top-p or trace; min-p reads e alone, and the
-  // processed logprob the chosen id's logit), or, at T != 0 with no bias,
-  // mask, trace, top-N or rank, with at most kMaxPatches window ids whose
-  // penalised logits patch the row (Logits::patch_ids): with top-k, K is
-  // compacted from the row; without, the filters read the logits of the
-  // few ids they compact (KeptSet::row), and top-p widens the row only
-  // where no candidate set holds its cut. A 16-bit row is widened into the
-  // max pass instead: reading its words in the exp pass was measured slower
-  // than that (5% at V = 128256 on AVX3, the widening's shuffles competing
-  // with the exp's).
-  bool f32_row;
-  // Some pass runs over every finite logit: the logprob's softmax, or K
-  // without top-k.
-  bool finite_pass;
+  // What the request and its options ask for.
+  struct Asks {
+    bool top_k;           // step 6 cuts: 0 < top_k < V
+    bool mask;            // a mask is given
+    bool bias_or_mask;    // the row changes before step 2: a logit bias or a mask
+    size_t top_logprobs;  // Token::top_logprobs entries wanted
+    bool rank;            // Token::rank wanted
+    bool logprob;         // the logprob's softmax (for the caller, a trace, top-N or rank)
+  } asks;
+  // Where the passes run and which exp they compute.
+  struct Runs {
+    int threads;           // SampleOptions::threads, for the passes over all V ids
+    simd::ExpVariant exp;  // the exp the kernels replicate in the caller's floating-point mode
+    bool default_fp;       // the default floating-point environment (simd::ExpSumBounds's bounds)
+  } runs;
+  // What the steps share or skip, given the two above.
+  struct Path {
+    bool one_softmax;  // the logprob's e values are step 9's over K = every id (T = 1, no top-k)
+    bool f32_row;      // the passes read the caller's f32 row in place, no f64 row stored
+    bool every_finite_logit;  // some pass reads every finite logit (logprob, or K without top-k)
+  } path;
 
   static Plan Of(const Request& request, const SampleOptions& options);
 };
@@ -78,38 +70,37 @@ struct Logits {
   // Where a mask drops a quarter of the ids or more: l's finite values in
   // id order, and their ids where K has no top-k. A masked-out id's e is
   // +0, which changes no ascending sum, and it never enters K: the softmax
-  // over all ids and a K without top-k run over these. (At V = 128256 the
-  // copy costs less than the exps it saves below 3/4 allowed, on AVX2 and
-  // AVX3; above, less than the exp pass's mispredicted branches on lanes
-  // at -inf cost.) Null otherwise.
+  // over all ids and a K without top-k run over these. (Below 3/4 allowed
+  // the copy costs less than the exps it saves; above, less than the exp
+  // pass's mispredicted branches on lanes at -inf.) Null otherwise.
   const double* finite_l = nullptr;
   const int32_t* finite_ids = nullptr;
   size_t finite_n = 0;
 
   // On the f32-row path, the ids steps 2 and 3 changed, ascending, with
-  // their logits patch_l[id]; every other id's logit is x's.
-  std::span<const int32_t> patch_ids{};
-  const double* patch_l = nullptr;
-  // FirstKUnpatched's count once run (its ids in ws.top): by steps 1 to 3
+  // their logits penalised_l[id]; every other id's logit is x's.
+  std::span<const int32_t> penalised_ids{};
+  const double* penalised_l = nullptr;
+  // FirstKUnpenalised's count once run (its ids in ws.top): by steps 1 to 3
   // or during the logprob's pass.
   static constexpr size_t kNotSelected = SIZE_MAX;
-  size_t unpatched_k = kNotSelected;
+  size_t unpenalised_k = kNotSelected;
 
   double At(size_t id) const {
     if (l != nullptr) return l[id];
-    if (!patch_ids.empty() &&
-        std::binary_search(patch_ids.begin(), patch_ids.end(), static_cast<int32_t>(id))) {
-      return patch_l[id];
+    if (!penalised_ids.empty() &&
+        std::binary_search(penalised_ids.begin(), penalised_ids.end(), static_cast<int32_t>(id))) {
+      return penalised_l[id];
     }
     return static_cast<double>(x[id]);
   }
-  // At(ids[j]) into out[j] for ascending ids, walking the patches alongside
+  // At(ids[j]) into out[j] for ascending ids, walking the penalised ids alongside
   // (a search per id costs mispredicted branches).
   void AtAscending(const int32_t* ids, size_t count, double* out) const;
   // The row for an exp pass over all V ids.
   simd::ExpSource Source() const {
     if (l != nullptr) return {l};
-    return {nullptr, x, patch_ids.data(), patch_l, patch_ids.size()};
+    return {nullptr, x, penalised_ids.data(), penalised_l, penalised_ids.size()};
   }
 };
 
@@ -118,13 +109,13 @@ struct Logits {
 // history, or frequency and presence penalties with generated ids.
 bool PenaltiesApply(const Request& request);
 
-// Whether steps 2 and 3 change at most kMaxPatches ids, known without a
+// Whether steps 2 and 3 change at most kMaxPenalisedIds ids, known without a
 // pass over the row (so not from a Sequence's dense codes).
 bool FewPenalisedIds(const Request& request);
 
-// On the f32-row path, the row with its patches as f64 logits (in ws.l),
+// On the f32-row path, the row with its penalised ids as f64 logits (in ws.l),
 // for a step that reads every id's logit.
-const double* WidenPatchedRow(const Logits& logits, detail::WorkspaceImpl& ws);
+const double* WidenPenalisedRow(const Logits& logits, detail::WorkspaceImpl& ws);
 
 // Steps 1 to 3 with the bias and the mask between steps 1 and 2, and their
 // checks: NaN or +inf logits, every logit -inf, a bias to +inf, every id
@@ -134,7 +125,7 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
                                detail::WorkspaceImpl& ws);
 
 // The reported logprob: log_softmax over all V ids after step 3, computed as
-// in step 9. Its e values are left in ws.e when plan.shared_softmax.
+// in step 9. Its e values are left in ws.e when plan.path.one_softmax.
 struct LogprobSoftmax {
   double max;  // M: the first maximum in id order (its sign reaches l - M)
   double z;    // Z over all V ids; NaN when not computed
@@ -146,7 +137,7 @@ struct LogprobSoftmax {
   double At(const Logits& logits, size_t id) const {
     return (logits.At(id) - max) - std::log(z);
   }
-  // The token `id` with its logprob (NaN unless plan.logprob), the
+  // The token `id` with its logprob (NaN unless plan.asks.logprob), the
   // processed one (`processed`), its top-N logprobs and its rank.
   Token TokenOf(const Logits& logits, size_t id, double processed, const Plan& plan,
                 detail::WorkspaceImpl& ws) const;
@@ -159,7 +150,7 @@ struct BoundedNucleus {
   void Make(const Logits& logits, const SamplingParams& params, const Plan& plan,
             detail::WorkspaceImpl& ws);
 };
-// On the f32-row path, step 6's selection (with top-k, Logits::unpatched_k)
+// On the f32-row path, step 6's selection (with top-k, Logits::unpenalised_k)
 // or steps 5 to 7 from Z's bounds (without, `nucleus`) are made during its
 // pass.
 LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& params,
@@ -172,10 +163,10 @@ double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,
 // Step 4: the lowest id holding the largest logit.
 size_t Greedy(const Logits& logits);
 
-// Step 6's selection over the f32 row's ids outside `patched` (ascending):
+// Step 6's selection over the f32 row's ids outside `penalised` (ascending):
 // their first k in (t desc, id asc) order into ws.top; returns how many
 // (fewer where fewer are finite).
-size_t FirstKUnpatched(const float* x, size_t n, std::span<const int32_t> patched,
+size_t FirstKUnpenalised(const float* x, size_t n, std::span<const int32_t> penalised,
                        double temperature, size_t k, detail::WorkspaceImpl& ws);
 
 // Steps 5 and 6: K after top-k, with e = exp(l / T - M / T).

@@ -14,18 +14,18 @@
 namespace exactsample {
 namespace {
 
-// Step 6 on the f32 row into ws.top: the first k unpatched ids
-// (FirstKUnpatched), and the patched ones at their own logits, hold the
+// Step 6 on the f32 row into ws.top: the first k unpenalised ids
+// (FirstKUnpenalised), and the penalised ones at their own logits, hold the
 // first k of the row; an id at -inf never enters, as in simd::TopK.
 void FirstKOfRow(const Logits& logits, double temperature, size_t k,
                  detail::WorkspaceImpl& ws) {
-  const std::span<const int32_t> patched = logits.patch_ids;
-  const size_t found = logits.unpatched_k != Logits::kNotSelected
-                           ? logits.unpatched_k
-                           : FirstKUnpatched(logits.x, logits.n, patched, temperature, k, ws);
+  const std::span<const int32_t> penalised = logits.penalised_ids;
+  const size_t found = logits.unpenalised_k != Logits::kNotSelected
+                           ? logits.unpenalised_k
+                           : FirstKUnpenalised(logits.x, logits.n, penalised, temperature, k, ws);
   auto end = ws.top.begin() + static_cast<ptrdiff_t>(found);
-  for (const int32_t id : patched) {
-    if (logits.patch_l[id] != -INFINITY) *end++ = id;
+  for (const int32_t id : penalised) {
+    if (logits.penalised_l[id] != -INFINITY) *end++ = id;
   }
   if (end == ws.top.begin() + static_cast<ptrdiff_t>(found)) {
     ws.top.resize(found);
@@ -46,15 +46,15 @@ void FirstKOfRow(const Logits& logits, double temperature, size_t k,
 
 }  // namespace
 
-size_t FirstKUnpatched(const float* x, size_t n, std::span<const int32_t> patched,
+size_t FirstKUnpenalised(const float* x, size_t n, std::span<const int32_t> penalised,
                        double temperature, size_t k, detail::WorkspaceImpl& ws) {
-  ws.top.resize(k + patched.size());  // room for the patched ones after
+  ws.top.resize(k + penalised.size());  // room for the penalised ones after
   // Everything that allocates comes before the bits are set.
   const std::span<int32_t> scratch = ws.TopKScratch(n);
-  uint64_t* const skip = patched.empty() ? nullptr : ws.PatchBits();
-  for (const int32_t id : patched) skip[id / 64] |= uint64_t{1} << (id % 64);
+  uint64_t* const skip = penalised.empty() ? nullptr : ws.PenalisedBits();
+  for (const int32_t id : penalised) skip[id / 64] |= uint64_t{1} << (id % 64);
   const size_t found = simd::TopK(x, temperature, n, k, ws.top.data(), scratch, skip);
-  for (const int32_t id : patched) skip[id / 64] = 0;  // zero between calls
+  for (const int32_t id : penalised) skip[id / 64] = 0;  // zero between calls
   return found;
 }
 
@@ -71,14 +71,16 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   const double* const kept_l = finite ? logits.finite_l : l;
   const size_t kept_n = finite ? logits.finite_n : n;
   const auto exp_sum_pass = [&](simd::ExpSource src, size_t count, double* e) {
-    RowThreads threads = ws.ForPass(plan.threads, count, ws.kept_job);
-    if (threads.job != nullptr && src.l == nullptr) threads.x_copy = ws.KeptXCopy();
-    return ExpSumPass(src, count, temperature, max_tempered, e, plan.exp, threads, ws.sums);
+    RowThreads threads = ws.ForPass(plan.runs.threads, count, ws.kept_job);
+    if (threads.job != nullptr && src.l == nullptr) {
+      threads.x_copy = ws.GrownToVocab(ws.x_copy_kept);
+    }
+    return ExpSumPass(src, count, temperature, max_tempered, e, plan.runs.exp, threads, ws.sums);
   };
   // K's e values as one array, unless only Draw reads them (f32_row without
   // top-p or min-p: no trace either), which reads the one piece it needs as
   // it is.
-  const bool only_draw_reads_e = plan.f32_row && params.top_p >= 1.0 && params.min_p == 0.0;
+  const bool only_draw_reads_e = plan.path.f32_row && params.top_p >= 1.0 && params.min_p == 0.0;
   const auto kept_set = [&](double* e, double z, std::optional<RowSums> sums,
                             RowJob* patch) {
     KeptSet kept{kept_l, e, kept_n, logits.finite_ids, z, sums, patch,
@@ -89,8 +91,8 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
     }
     return kept;
   };
-  if (!plan.top_k) {
-    if (plan.shared_softmax) {
+  if (!plan.asks.top_k) {
+    if (plan.path.one_softmax) {
       return kept_set(ws.e.data(), softmax.z, softmax.sums, softmax.patch);
     }
     const ExpSumResult pass =
@@ -99,7 +101,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   }
   // ws.top receives the first k ids of (t desc, id asc), in no set order.
   const size_t k = static_cast<size_t>(params.top_k);
-  if (l == nullptr) {  // the f32 row: Plan::f32_row has k <= CompactCapacity(n)
+  if (l == nullptr) {  // the f32 row: Plan::Path::f32_row has k <= CompactCapacity(n)
     FirstKOfRow(logits, temperature, k, ws);
   } else {
     ws.top.resize(k);
@@ -118,7 +120,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   ws.top_l.resize(count);
   logits.AtAscending(ws.top.data(), count, ws.top_l.data());
   const double z = simd::ExpSum(ws.top_l.data(), count, temperature, max_tempered,
-                                ws.e.data(), plan.exp);
+                                ws.e.data(), plan.runs.exp);
   return {ws.top_l.data(), ws.e.data(), count, ws.top.data(), z, std::nullopt, nullptr};
 }
 

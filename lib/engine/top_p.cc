@@ -49,16 +49,16 @@ bool CutAmong(KeptSet& kept, double x, const SamplingParams& params, detail::Wor
 bool CutAmongCandidates(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImpl& ws,
                         simd::Cut& cut) {
   const double needed = params.top_p * kept.z * kTopPMassMargin;
-  // Below the floor, ids hold at most half the mass top-p drops: it always
+  // Below the lowest threshold, ids hold at most half the mass top-p drops: it always
   // holds p Z, and every level tried is above it.
-  const double floor = TopPCandidateThreshold(kept.z, kept.n, params.top_p);
+  const double lowest = TopPCandidateThreshold(kept.z, kept.n, params.top_p);
   double levels[kMaxLevels];
   size_t count = 0;
   for (int j : kLevels) {
     const double x = std::ldexp(kept.z, -j);
-    if (x > floor) levels[count++] = x;
+    if (x > lowest) levels[count++] = x;
   }
-  if (count == 0) return CutAmong(kept, floor, params, ws, cut);
+  if (count == 0) return CutAmong(kept, lowest, params, ws, cut);
   const size_t found = PrefixIds(kept, levels[count - 1], ws);
   if (found > CompactCapacity(kept.n)) {
     // Too many at the lowest level: one counting pass over the others.
@@ -88,7 +88,7 @@ bool CutAmongCandidates(KeptSet& kept, const SamplingParams& params, detail::Wor
     }
     return CutAmongIds(kept, at_level, params, ws, cut);
   }
-  return CutAmong(kept, floor, params, ws, cut);
+  return CutAmong(kept, lowest, params, ws, cut);
 }
 
 }  // namespace
@@ -101,7 +101,7 @@ simd::Cut TopP(KeptSet& kept, const SamplingParams& params, detail::WorkspaceImp
   simd::Cut cut;
   if (params.top_p >= 1.0) return cut;
   if (InTopBuffers(kept, ws) || !CutAmongCandidates(kept, params, ws, cut)) {
-    if (kept.l == nullptr) kept.l = WidenPatchedRow(*kept.row, ws);
+    if (kept.l == nullptr) kept.l = WidenPenalisedRow(*kept.row, ws);
     cut = simd::NucleusCut(kept.l, params.temperature, kept.e, kept.n, kept.z,
                            params.top_p, ws.ids);
   }

@@ -7,6 +7,7 @@
 // level's, then e itself decides).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "lib/engine/steps.hpp"
 #include "scalar_ref/order.hpp"
@@ -37,54 +38,55 @@ static_assert(kFirstLevel + 1 <= twins::kMaxLevels &&
 // The f32 logits at or above which every id with e >= level lies: e is
 // within 2^-52 of exp(d), d = fl(fl(l / T) - M_T), so such an l is at least
 // T (M_T + log(level)) less a margin far above those roundings.
-float LogitFloor(double level, double temperature, double max_tempered) {
+float LogitThreshold(double level, double temperature, double max_tempered) {
   const double d = std::log(level);
   const double at = temperature * (max_tempered + d);
   const double slack = 0x1p-30 * (std::fabs(at) + temperature * (std::fabs(max_tempered) +
                                                                  std::fabs(d)) + 1.0);
-  const double floor = at - slack;
-  float f = static_cast<float>(floor);
-  if (static_cast<double>(f) > floor) f = std::nextafter(f, -INFINITY);
+  const double threshold = at - slack;
+  float f = static_cast<float>(threshold);
+  if (static_cast<double>(f) > threshold) f = std::nextafter(f, -INFINITY);
   return f;
 }
 
-// The ids at or above LogitFloor(level), ascending, into ws.top with their
+// The ids at or above LogitThreshold(level), ascending, into ws.top with their
 // logits (ws.top_l) and exact e (ws.top_e); false when more than
 // CompactCapacity(n) qualify.
 bool Candidates(const Logits& logits, double level, double temperature,
                 double max_tempered, const Plan& plan, detail::WorkspaceImpl& ws) {
   const size_t capacity = CompactCapacity(logits.n);
-  const float floor = LogitFloor(level, temperature, max_tempered);
-  const size_t found = simd::CompactAtLeast(logits.x, logits.n, floor, ws.ids.data(), capacity);
+  const float threshold = LogitThreshold(level, temperature, max_tempered);
+  const size_t found = simd::CompactAtLeast(logits.x, logits.n, threshold, ws.ids.data(), capacity);
   if (found > capacity) return false;
-  // The patched ids enter by their own logits, in id order.
-  const std::span<const int32_t> patched = logits.patch_ids;
-  ws.top.resize(found + patched.size());
-  ws.top_l.resize(found + patched.size());
+  // The penalised ids enter by their own logits, in id order.
+  const std::span<const int32_t> penalised = logits.penalised_ids;
+  ws.top.resize(found + penalised.size());
+  ws.top_l.resize(found + penalised.size());
   size_t count = 0;
   size_t next = 0;
   const auto add = [&](int32_t id, double l) {
     ws.top[count] = id;
     ws.top_l[count++] = l;
   };
-  const auto patches_below = [&](int64_t id) {
-    for (; next < patched.size() && patched[next] < id; ++next) {
-      const double l = logits.patch_l[patched[next]];
-      if (l >= static_cast<double>(floor)) add(patched[next], l);
+  const auto penalised_below = [&](int64_t id) {
+    for (; next < penalised.size() && penalised[next] < id; ++next) {
+      const double l = logits.penalised_l[penalised[next]];
+      if (l >= static_cast<double>(threshold)) add(penalised[next], l);
     }
   };
   for (size_t j = 0; j < found; ++j) {
     const auto id = static_cast<int32_t>(ws.ids[j]);
-    patches_below(id);
-    if (next < patched.size() && patched[next] == id) continue;  // entered by its patch
+    penalised_below(id);
+    // A penalised id entered by its own logit.
+    if (next < penalised.size() && penalised[next] == id) continue;
     add(id, static_cast<double>(logits.x[id]));
   }
-  patches_below(static_cast<int64_t>(logits.n));
+  penalised_below(static_cast<int64_t>(logits.n));
   if (count > capacity) return false;
   ws.top.resize(count);
   ws.top_l.resize(count);
   ws.top_e.resize(count);
-  simd::ExpSum(ws.top_l.data(), count, temperature, max_tempered, ws.top_e.data(), plan.exp);
+  simd::ExpSum(ws.top_l.data(), count, temperature, max_tempered, ws.top_e.data(), plan.runs.exp);
   return true;
 }
 
@@ -124,78 +126,126 @@ bool SameCutWithin(const simd::Cut& cut, double lo, const SamplingParams& params
              .id == cut.id;
 }
 
+// Whether the enclosure of Z can stand in for step 7's exact pass: it reads
+// the f32 row in place (no widened or compacted row), its candidates are
+// K's own (no top-k), there is a cut to place, the exact pass is not shared
+// with the logprob's (temperature 1), and the error analysis holds (the
+// default floating-point environment).
+bool BoundsApply(const Logits& logits, const SamplingParams& params, const Plan& plan) {
+  return logits.l == nullptr && logits.finite_l == nullptr && !plan.asks.top_k &&
+         !plan.path.one_softmax && params.top_p < 1.0 && params.temperature != 0.0 &&
+         plan.runs.default_fp;
+}
+
+// The candidate levels, highest first, from Z's lower bound: any level gives
+// a prefix of the walk's order; a lower one only more candidates. Those at
+// or below TopP's lowest threshold are left out (its ids hold too little
+// mass to matter), and that threshold alone is tried where all are.
+struct Levels {
+  double at[std::size(kLevels) + 1];
+  size_t count = 0;
+};
+Levels LevelsOf(double z_lo, size_t n, double top_p) {
+  const double lowest = TopPCandidateThreshold(z_lo, n, top_p);
+  Levels levels;
+  for (const int j : kLevels) {
+    const double level = std::ldexp(z_lo, -j);
+    if (level > lowest) levels.at[levels.count++] = level;
+  }
+  if (levels.count == 0) levels.at[levels.count++] = lowest;
+  return levels;
+}
+
+// The walks over one row's candidate sets, with Z's two bounds.
+class BoundedWalk {
+ public:
+  BoundedWalk(const Logits& logits, const SamplingParams& params, const Plan& plan,
+              detail::WorkspaceImpl& ws, double max_tempered, simd::ZBounds z, simd::Cut& cut)
+      : logits_(logits), params_(params), plan_(plan), ws_(ws), max_tempered_(max_tempered),
+        z_(z), levels_(LevelsOf(z.lo, logits.n, params.top_p)), cut_(cut) {}
+
+  size_t LevelCount() const { return levels_.count; }
+
+  // The candidates of level j into ws (Candidates); false when more than a
+  // compact K reach it.
+  bool CandidatesAt(size_t j) {
+    return Candidates(logits_, levels_.at[j], params_.temperature, max_tempered_, plan_, ws_);
+  }
+
+  // The highest of levels [from, to] whose candidates (the current ones, of
+  // a level at or below `to`) hold p Z by Z's upper bound, as TopP picks
+  // its level; the margin covers the masses' summation order.
+  std::optional<size_t> HighestHolding(size_t from, size_t to) const {
+    size_t ids_at[twins::kMaxLevels];
+    double mass_at[twins::kMaxLevels];
+    simd::CountAtLeast(ws_.top_e.data(), ws_.top_e.size(), levels_.at + from, to + 1 - from,
+                       ids_at, mass_at);
+    const double needed = params_.top_p * z_.hi * kTopPMassMargin;
+    for (size_t j = from; j <= to; ++j) {
+      if (mass_at[j - from] >= needed) return j;
+    }
+    return std::nullopt;
+  }
+
+  // K cut within level j's candidates, where the walks with both bounds cut
+  // at one id (then the walk with Z does too); nullopt where the walk does
+  // not cross p after all (the mass within the margin) or the bounds leave
+  // the cut undecided, and the exact pass decides.
+  std::optional<KeptSet> CutAt(size_t j) {
+    const size_t n = KeepAtLeast(levels_.at[j], ws_);
+    cut_ = simd::NucleusCut(ws_.top_l.data(), params_.temperature, ws_.top_e.data(), n, z_.hi,
+                            params_.top_p, ws_.ids);
+    if (!cut_.found || !SameCutWithin(cut_, z_.lo, params_, n, ws_)) return std::nullopt;
+    KeptSet kept{ws_.top_l.data(), ws_.top_e.data(), n, ws_.top.data(), NAN, std::nullopt};
+    CutKept(kept, cut_, params_.temperature);
+    return kept;
+  }
+
+ private:
+  const Logits& logits_;
+  const SamplingParams& params_;
+  const Plan& plan_;
+  detail::WorkspaceImpl& ws_;
+  double max_tempered_;
+  simd::ZBounds z_;
+  Levels levels_;
+  simd::Cut& cut_;
+};
+
 }  // namespace
 
 std::optional<KeptSet> NucleusFromBounds(const Logits& logits, const SamplingParams& params,
                                          const Plan& plan, detail::WorkspaceImpl& ws,
                                          simd::Cut& cut) {
-  const double temperature = params.temperature;
-  if (logits.l != nullptr || logits.finite_l != nullptr || plan.top_k ||
-      plan.shared_softmax || params.top_p >= 1.0 || temperature == 0.0 || !plan.default_fp) {
-    return std::nullopt;
-  }
-  const double max_tempered = scalar_ref::Tempered(logits.max, temperature);
+  if (!BoundsApply(logits, params, plan)) return std::nullopt;
+  const double max_tempered = scalar_ref::Tempered(logits.max, params.temperature);
   if (twins::ExpBoundError(max_tempered) > kMaxBoundError) return std::nullopt;
   const simd::ZBounds z =
-      simd::ExpSumBounds(logits.Source(), logits.n, temperature, max_tempered);
+      simd::ExpSumBounds(logits.Source(), logits.n, params.temperature, max_tempered);
   // Each e is at most 1: a nucleus holding p Z has at least p Z ids, and a
   // flat row's may have more than any candidate set holds.
   if (params.top_p * z.lo * kTopPMassMargin > static_cast<double>(CompactCapacity(logits.n))) {
     return std::nullopt;
   }
-  // The levels of TopP's candidates, from Z's lower bound: any level gives
-  // a prefix; a lower one only more candidates.
-  const double floor = TopPCandidateThreshold(z.lo, logits.n, params.top_p);
-  double levels[std::size(kLevels) + 1];
-  size_t count = 0;
-  for (const int j : kLevels) {
-    const double level = std::ldexp(z.lo, -j);
-    if (level > floor) levels[count++] = level;
-  }
-  if (count == 0) levels[count++] = floor;
-  // The highest level holding p Z is cut, as in TopP; where its walk does
-  // not cross p after all (its mass within the margin below p Z), or the
-  // bounds leave the cut undecided, the exact pass decides.
-  const double needed = params.top_p * z.hi * kTopPMassMargin;
-  std::optional<KeptSet> kept;
-  // Whether one of levels[from..to] (all the candidates') holds p Z; where
-  // one does, `kept` is set if the cut is decided.
-  const auto held_among = [&](size_t from, size_t to) {
-    size_t ids_at[twins::kMaxLevels];
-    double mass_at[twins::kMaxLevels];
-    simd::CountAtLeast(ws.top_e.data(), ws.top_e.size(), levels + from, to + 1 - from, ids_at,
-                       mass_at);
-    for (size_t j = from; j <= to; ++j) {
-      if (mass_at[j - from] < needed) continue;
-      const size_t n = KeepAtLeast(levels[j], ws);
-      cut = simd::NucleusCut(ws.top_l.data(), temperature, ws.top_e.data(), n, z.hi,
-                             params.top_p, ws.ids);
-      if (cut.found && SameCutWithin(cut, z.lo, params, n, ws)) {
-        kept = KeptSet{ws.top_l.data(), ws.top_e.data(), n, ws.top.data(), NAN, std::nullopt};
-        CutKept(*kept, cut, temperature);
-      }
-      return true;
-    }
-    return false;
-  };
+  BoundedWalk walk(logits, params, plan, ws, max_tempered, z, cut);
   // Candidates come at 2^-16 Z first (half the ids of 2^-17 on the
-  // random-weight model's rows); where more than a compact K holds reach
-  // it, at the highest level alone; where no level down to it holds p Z, at
-  // the lowest level.
-  const size_t first = std::min(kFirstLevel, count - 1);
-  size_t top = first;
-  if (!Candidates(logits, levels[top], temperature, max_tempered, plan, ws)) {
-    top = 0;
-    if (first == 0 || !Candidates(logits, levels[0], temperature, max_tempered, plan, ws)) {
-      return std::nullopt;
+  // random-weight model's rows), and serve that level and every one above.
+  const size_t first = std::min(kFirstLevel, walk.LevelCount() - 1);
+  if (walk.CandidatesAt(first)) {
+    if (const std::optional<size_t> j = walk.HighestHolding(0, first)) return walk.CutAt(*j);
+    // No level down to 2^-16 holds p Z: the lowest level's candidates, for
+    // the levels below it.
+    const size_t last = walk.LevelCount() - 1;
+    if (first == last || !walk.CandidatesAt(last)) return std::nullopt;
+    if (const std::optional<size_t> j = walk.HighestHolding(first + 1, last)) {
+      return walk.CutAt(*j);
     }
+    return std::nullopt;
   }
-  if (held_among(0, top) || top < first || first + 1 == count ||
-      !Candidates(logits, levels[count - 1], temperature, max_tempered, plan, ws)) {
-    return kept;
-  }
-  held_among(first + 1, count - 1);
-  return kept;
+  // More ids than a compact K holds reach 2^-16: the highest level's alone.
+  if (first == 0 || !walk.CandidatesAt(0)) return std::nullopt;
+  if (walk.HighestHolding(0, 0)) return walk.CutAt(0);
+  return std::nullopt;
 }
 
 void BoundedNucleus::Make(const Logits& logits, const SamplingParams& params, const Plan& plan,

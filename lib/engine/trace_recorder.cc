@@ -36,7 +36,7 @@ void TraceRecorder::RecordSoftmax(const Logits& logits, const LogprobSoftmax& so
 void TraceRecorder::RecordTopK(const Logits& logits, const Plan& plan,
                                const detail::WorkspaceImpl& ws) {
   std::vector<int32_t>& ids = trace_->kept_top_k;
-  if (plan.top_k) {
+  if (plan.asks.top_k) {
     ids = ws.top;
     std::sort(ids.begin(), ids.end());
     return;

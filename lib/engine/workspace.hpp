@@ -20,18 +20,54 @@
 
 namespace exactsample {
 
-// The most window ids (repeats counted) the f32-row path patches, each
-// then looked up by binary search and ordered again by top-k; past them the
-// row is widened.
-constexpr size_t kMaxPatches = 1024;
+// The most window ids (repeats counted) the f32-row path gives their
+// penalised logits beside the row, each then looked up by binary search and
+// ordered again by top-k; past them the row is widened.
+constexpr size_t kMaxPenalisedIds = 1024;
 
 }  // namespace exactsample
 
 namespace exactsample::detail {
 
-struct WorkspaceImpl {
-  std::vector<double> l;         // penalised logits, f64 (8 bytes per id)
-  std::vector<double> e;         // exp values of the kept set (8 bytes per id)
+// The buffers helpers of a pass split across threads (lib/threads/row_passes.hpp)
+// read or write, and the jobs they do it through. Helpers read l (or copy
+// the f32 row's pieces into x_copy) and write e (or e_logprob); a set with a
+// helper still inside (one that was preempted and finishes after its call
+// returned) is set aside whole and another used (WorkspaceImpl::Reserve).
+// A buffer declared here moves with its set; nothing else names it.
+struct RowBuffers {
+  std::vector<double> l;            // penalised logits, f64 (8 bytes per id)
+  std::vector<double> e;            // exp values of the kept set (8 bytes per id)
+  std::vector<double> e_logprob;    // the logprob pass's e when steps 6 to 9 need others
+  std::vector<double> l_finite;     // a masked row's finite logits and their ids
+  std::vector<int32_t> ids_finite;  // (Logits::finite_l), read by the passes
+  std::vector<float> x_copy;        // helpers' copies of the f32 row's pieces
+  std::vector<float> x_copy_kept;   // the same for step 9's pass (a late
+                                    // logprob helper may still read x_copy)
+  std::vector<double> l_stage;      // helpers' widened pieces before they move into l
+  std::vector<int32_t> penalised_ids;   // the f32 row's window ids, ascending (logits in l)
+  std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
+  std::unique_ptr<RowJob> kept_job;     // step 9's pass, when it is another
+
+  // Whether a helper is still inside one of the jobs.
+  bool Busy() const { return Busy(logprob_job) || Busy(kept_job); }
+  // Returns once no helper is inside either job.
+  void WaitIdle() const {
+    for (const std::unique_ptr<RowJob>* job : {&logprob_job, &kept_job}) {
+      if (*job) (*job)->WaitIdle();
+    }
+  }
+
+ private:
+  static bool Busy(const std::unique_ptr<RowJob>& job) {
+    return job != nullptr && job->Busy();
+  }
+};
+
+// The row buffers (RowBuffers, set aside together) and the scratch only the
+// calling thread touches. A buffer that only some calls use is sized by
+// GrownToVocab where it is used; the others by Reserve or by their users.
+struct WorkspaceImpl : RowBuffers {
   std::vector<uint32_t> ids;     // kernel scratch: candidates, buckets, the
                                  // nucleus histogram (4, plus 32 KiB)
   std::vector<uint64_t> penalty_counts;  // per id, zero between calls (8, with penalties)
@@ -39,38 +75,16 @@ struct WorkspaceImpl {
   std::vector<int32_t> top;      // a compact K: ids ascending (top-k, or
   std::vector<double> top_l;     // top-p's candidates), their penalised
   std::vector<double> top_e;     // logits and e values
-  std::vector<std::pair<double, int32_t>> top_t;  // top-k's candidates on a patched f32 row, with t
-  std::vector<uint64_t> patch_bits;  // the ids top-k skips on a patched f32 row
+  std::vector<std::pair<double, int32_t>> top_t;  // top-k's candidates on the f32 row, with t
+  std::vector<uint64_t> penalised_bits;  // the penalised ids, which top-k skips on the f32 row
   std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
+  std::vector<double> taken_over;  // the caller's copies of pieces it took over from helpers
   std::vector<KeptProb> chosen_from;  // the distribution a chooser is shown
   // verify()'s lists where a draft is rejected: the target's and the
   // draft's distributions and their residual.
   std::vector<KeptProb> rejected_p, rejected_q, residual;
 
-  // Threads in one row (lib/threads/row_passes.hpp). Helpers read l (or copy the
-  // f32 row's pieces into x_copy) and write e (or e_logprob) through the jobs; a buffer set with a helper still inside
-  // (one that was preempted and finishes after its call returned) is set
-  // aside and another used, and the destructor waits for such helpers.
-  std::vector<double> e_logprob;  // the logprob pass's e when steps 6 to 9 need others
-  std::vector<double> l_finite;   // a masked row's finite logits and their ids
-  std::vector<int32_t> ids_finite;  // (Logits::finite_l), read by the passes
-  std::vector<double> alt;        // the caller's pieces taken over from helpers
-  std::vector<float> x_copy;      // helpers' copies of the f32 row's pieces
-  std::vector<float> x_copy_kept;  // the same for step 9's pass (a late
-                                   // logprob helper may still read x_copy)
-  std::vector<double> l_stage;    // helpers' widened pieces before they move into l
-  std::vector<int32_t> patch_ids;  // the f32 row's window ids, ascending (logits in l)
-  std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
-  std::unique_ptr<RowJob> kept_job;     // step 9's pass, when it is another
-  struct RowBuffers {
-    std::vector<double> l, e, e_logprob, l_finite;
-    std::vector<int32_t> ids_finite;
-    std::vector<float> x_copy, x_copy_kept;
-    std::vector<double> l_stage;
-    std::vector<int32_t> patch_ids;
-    std::unique_ptr<RowJob> logprob_job, kept_job;
-  };
-  std::vector<RowBuffers> set_aside;
+  std::vector<RowBuffers> set_aside;  // row buffers a late helper is still inside
   threads::SharedExecutor executor;  // null: the library pool
   // Step 1's check and maximum of an f32 row, found while it was copied (a
   // batch helper's copy of the caller's row): the next call's
@@ -87,15 +101,8 @@ struct WorkspaceImpl {
   WorkspaceImpl(const WorkspaceImpl&) = delete;
   WorkspaceImpl& operator=(const WorkspaceImpl&) = delete;
   ~WorkspaceImpl() {
-    const auto wait = [](const std::unique_ptr<RowJob>& job) {
-      if (job) job->WaitIdle();
-    };
-    wait(logprob_job);
-    wait(kept_job);
-    for (RowBuffers& b : set_aside) {
-      wait(b.logprob_job);
-      wait(b.kept_job);
-    }
+    WaitIdle();
+    for (const RowBuffers& b : set_aside) b.WaitIdle();
   }
 
   // The same scratch as the int32 ids TopK keeps (signed and unsigned
@@ -105,7 +112,7 @@ struct WorkspaceImpl {
   }
 
   void Reserve(size_t vocab) {
-    if (Busy(logprob_job) || Busy(kept_job)) SetAside();
+    if (RowBuffers::Busy()) SetAside();
     // Each on its own: a set of row buffers swapped in may be smaller or
     // larger than the scratch that stays.
     if (l.size() < vocab) l.resize(vocab);
@@ -114,6 +121,13 @@ struct WorkspaceImpl {
       ids.resize(simd::NucleusScratchWords(vocab));
     }
     if (sums.size() < RowPieces::kMaxCount + 1) sums.resize(RowPieces::kMaxCount + 1);
+  }
+
+  // A buffer only some calls use, grown to the vocabulary Reserve saw.
+  template <typename T>
+  T* GrownToVocab(std::vector<T>& buffer) {
+    if (buffer.size() < l.size()) buffer.resize(l.size());
+    return buffer.data();
   }
 
   // What a pass split across `threads` needs; threads == 1: nothing. The
@@ -126,7 +140,7 @@ struct WorkspaceImpl {
       return {.supersede = supersede};
     }
     if (!job) job = std::make_unique<RowJob>();
-    return {threads, executor.get(), job.get(), Sized(alt), nullptr, supersede};
+    return {threads, executor.get(), job.get(), GrownToVocab(taken_over), nullptr, supersede};
   }
   // Announces the logprob's pass (RowJob::Announce) for a row of `vocab`
   // ids split across `threads`; the returned job, if any, is cancelled by
@@ -142,63 +156,27 @@ struct WorkspaceImpl {
   RowJob* AnnouncedLogprobJob() {
     return logprob_job != nullptr && logprob_job->Announced() ? logprob_job.get() : nullptr;
   }
-  float* XCopy() { return Sized(x_copy); }
-  float* KeptXCopy() { return Sized(x_copy_kept); }
-  double* LStage() { return Sized(l_stage); }
-  // A bit per id, zero between calls (top-k sets the patched ids' bits,
+  // A bit per id, zero between calls (top-k sets the penalised ids' bits,
   // then clears them).
-  uint64_t* PatchBits() {
-    if (patch_bits.size() < (l.size() + 63) / 64) patch_bits.resize((l.size() + 63) / 64);
-    return patch_bits.data();
+  uint64_t* PenalisedBits() {
+    if (penalised_bits.size() < (l.size() + 63) / 64) penalised_bits.resize((l.size() + 63) / 64);
+    return penalised_bits.data();
   }
-  int32_t* PatchIds() {
-    if (patch_ids.size() < kMaxPatches) patch_ids.resize(kMaxPatches);
-    return patch_ids.data();
+  int32_t* PenalisedIds() {
+    if (penalised_ids.size() < kMaxPenalisedIds) penalised_ids.resize(kMaxPenalisedIds);
+    return penalised_ids.data();
   }
-  double* LogprobE() { return Sized(e_logprob); }
-  double* FiniteL() { return Sized(l_finite); }
-  int32_t* FiniteIds() { return Sized(ids_finite); }
 
  private:
-  // A buffer used only by some calls, grown to the vocabulary Reserve saw.
-  template <typename T>
-  T* Sized(std::vector<T>& buffer) {
-    if (buffer.size() < l.size()) buffer.resize(l.size());
-    return buffer.data();
-  }
-
-  static bool Busy(const std::unique_ptr<RowJob>& job) {
-    return job != nullptr && job->Busy();
-  }
-
   // Swaps the current row buffers for a set nobody is inside (a new one
   // when every set aside is still busy).
   // The new set is made before anything moves: if that allocation fails,
   // the busy buffers stay where they are, and so does the job helpers are in.
   void SetAside() {
     size_t k = 0;
-    while (k < set_aside.size() &&
-           (Busy(set_aside[k].logprob_job) || Busy(set_aside[k].kept_job))) {
-      ++k;
-    }
+    while (k < set_aside.size() && set_aside[k].Busy()) ++k;
     if (k == set_aside.size()) set_aside.emplace_back();
-    RowBuffers current{std::move(l),          std::move(e),        std::move(e_logprob),
-                       std::move(l_finite),   std::move(ids_finite), std::move(x_copy),
-                       std::move(x_copy_kept), std::move(l_stage),   std::move(patch_ids),
-                       std::move(logprob_job), std::move(kept_job)};
-    RowBuffers& idle = set_aside[k];
-    l = std::move(idle.l);
-    e = std::move(idle.e);
-    e_logprob = std::move(idle.e_logprob);
-    l_finite = std::move(idle.l_finite);
-    ids_finite = std::move(idle.ids_finite);
-    x_copy = std::move(idle.x_copy);
-    x_copy_kept = std::move(idle.x_copy_kept);
-    l_stage = std::move(idle.l_stage);
-    patch_ids = std::move(idle.patch_ids);
-    logprob_job = std::move(idle.logprob_job);
-    kept_job = std::move(idle.kept_job);
-    idle = std::move(current);
+    std::swap(static_cast<RowBuffers&>(*this), set_aside[k]);
   }
 };
 

@@ -1,5 +1,5 @@
 /* exactsample C ABI (C99): next-token sampling, bit-exact with
- * spec/sampling.md. No C++ types and no exceptions cross this header.
+ * the spec (docs/spec.md, steps 1 to 11). No C++ types and no exceptions cross this header.
  *
  * Threading: an exactsample_sampler holds scratch memory and the last error
  * message; use one per thread (or guard it). Different samplers may be used
@@ -44,7 +44,7 @@ typedef enum exactsample_engine {
   EXACTSAMPLE_ENGINE_MAX_ENUM = 0x7fffffff
 } exactsample_engine;
 
-/* The purposes of stream(seed, purpose) in spec/pcg32.md; the sampler's
+/* The purposes of stream(seed, purpose) in docs/spec.md, "The generator: PCG32"; the sampler's
  * request generator is stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE). */
 typedef enum exactsample_purpose {
   EXACTSAMPLE_PURPOSE_INIT = 1,
@@ -66,7 +66,7 @@ typedef struct exactsample_params {
   int64_t top_k;             /* 0 = off */
   double top_p;              /* 1.0 = off */
   double min_p;              /* 0.0 = off */
-  /* The library's penalty window (README, "Beyond the spec"): 0 = the
+  /* The library's penalty window (docs/beyond-spec.md): 0 = the
    * spec's whole history; n > 0: the repetition penalty over the distinct
    * ids of the last n tokens of prompt followed by generated, presence and
    * frequency over the counts in the last n generated tokens. A struct_size
@@ -96,7 +96,7 @@ typedef struct exactsample_row {
 } exactsample_row;
 
 /* The library's additions around the spec for exactsample_sample_ex (the
- * rules are in the README): a logit bias, a mask, the processed logprob and
+ * rules are in docs/beyond-spec.md): a logit bias, a mask, the processed logprob and
  * the top-N logprobs. Zero it and set struct_size =
  * sizeof(exactsample_extras); a NULL pointer with length 0 is "none", and
  * each output pointer may be NULL (not wanted). */
@@ -154,7 +154,7 @@ EXACTSAMPLE_API const char* exactsample_status_name(exactsample_status status);
 
 EXACTSAMPLE_API void exactsample_params_init(exactsample_params* params);
 
-/* stream(seed, purpose) of spec/pcg32.md: the sampler's request generator
+/* stream(seed, purpose) of docs/spec.md, "The generator: PCG32": the sampler's request generator
  * is stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE). */
 EXACTSAMPLE_API exactsample_status exactsample_rng_stream(uint64_t seed,
                                                           uint64_t purpose,
@@ -390,7 +390,7 @@ EXACTSAMPLE_API exactsample_status exactsample_sample_requests(
     const exactsample_request* requests, size_t rows,
     exactsample_token* results, int threads);
 
-/* Speculative decoding, exact (spec/speculative.md; docs/speculative.md).
+/* Speculative decoding, exact (docs/spec.md, "Speculative decoding"; docs/speculative.md).
  *
  * dist(row, params, history) for one f32 row: the ids of the final kept set
  * whose q is > 0, ascending, and their q (step 9, f64); for a greedy request

@@ -38,7 +38,7 @@ double ExpBoundError(double shift) {
 ZBounds BoundsOf(double sum, size_t n, double shift) {
   // Each term within ExpBoundError of its e; the sum's additions and the
   // spec's ascending sum (each at most n deep) round by 2^-53 of the total
-  // each; a term below e^-700 (ExpApprox's floor) is off by less than
+  // each; a term below e^-700 (where ExpApprox clamps its argument) is off by less than
   // 2^-1000.
   const double relative = ExpBoundError(shift) + static_cast<double>(2 * n + 64) * 0x1p-53;
   const double slack = 1.1 * sum * relative + static_cast<double>(n) * 0x1p-1000;

@@ -25,7 +25,8 @@ inline constexpr uint64_t kTopLarge = 0x408;  // top12(512.0)
 inline constexpr uint64_t kTopHuge = 0x409;   // top12(1024.0)
 
 // For k in [0, N): bits(T[k]), bits(H[k]) - (k << 45), generated from the
-// definition by scalar_ref/twins/gen_exp_glibc_table.py (tests/kernels/exp_table_test.py checks it).
+// definition by scalar_ref/twins/gen_exp_glibc_table.py
+// (tests/kernels/exp_table_test.py checks it).
 alignas(64) inline constexpr uint64_t kTable[2 << kTableBits] = {
 #include "scalar_ref/twins/exp_glibc_table.inc"
 };

@@ -268,7 +268,7 @@ TEST(EngineParity, ThresholdsOnEveryBoundary) {
   }
 }
 
-// Min-p alone at temperature 1 reads the f32 row (Plan::f32_row): the
+// Min-p alone at temperature 1 reads the f32 row (Plan::Path::f32_row): the
 // kept set from the shared softmax's e values, compacted when few ids reach
 // the threshold, filtered in place when more than CompactCapacity do; with
 // and without the logprob, on one thread and split across two and three.
@@ -306,17 +306,17 @@ TEST(EngineParity, MinPOnTheF32Row) {
   }
 }
 
-// The filters on the f32 row with the penalised window ids patched in
-// (Plan::f32_row), with top-k and without: the largest logit held by a
+// The filters on the f32 row with the penalised window ids beside it
+// (Plan::Path::f32_row), with top-k and without: the largest logit held by a
 // window id (lowered, so the largest unchanged one is found by step 6's
 // selection, or by reading the rest of the row again without top-k or at a
 // temperature of 1e-30; or kept by a penalty that skips it), a
 // repetition penalty below 1 lifting a window id above every other, window
-// ids at -inf, k = 1 and k past the finite ids, a window past kMaxPatches
-// (the widened row), a flat row (top-p without top-k widens the patched
+// ids at -inf, k = 1 and k past the finite ids, a window past kMaxPenalisedIds
+// (the widened row), a flat row (top-p without top-k widens the penalised
 // row), min-p, a Sequence's window; on one thread and split across two,
 // with and without the logprob, on every target.
-TEST(EngineParity, FiltersOnThePatchedF32Row) {
+TEST(EngineParity, FiltersOnThePenalisedF32Row) {
   Workspace ref_ws, fast_ws;
   for (size_t vocab : {size_t{3000}, size_t{70000}}) {
     if (vocab > 3000 && test::ShareDivisor() > 1) continue;  // emulated: the long row left out
@@ -339,7 +339,7 @@ TEST(EngineParity, FiltersOnThePatchedF32Row) {
       c.params.penalty_last_n = v == 7 ? 0 : 64;
       c.prompt.assign({top, 5, 9});
       c.generated.clear();
-      const size_t window = v == 7 ? kMaxPatches + 100 : 60;
+      const size_t window = v == 7 ? kMaxPenalisedIds + 100 : 60;
       for (size_t j = 0; j < window; ++j) c.generated.push_back(maker.Below(vocab));
       if (v % 3 == 2) c.generated.push_back(top);
       std::vector<float> row = c.logits;

@@ -48,7 +48,7 @@ std::optional<std::vector<int32_t>> FromBounds(const Case& c, Workspace& workspa
   detail::WorkspaceImpl& ws = detail::WorkspaceAccess::Of(workspace);
   const Request request = c.Of();
   const Plan plan = Plan::Of(request, {});
-  EXPECT_TRUE(plan.f32_row) << c.Describe();
+  EXPECT_TRUE(plan.path.f32_row) << c.Describe();
   ws.Reserve(request.vocab());
   Result<Logits> logits = PenalizedLogits(request, plan, ws);
   EXPECT_TRUE(logits.ok()) << c.Describe();

@@ -28,25 +28,26 @@ double Width(double z, size_t n) {
   return (0x1p-29 + static_cast<double>(4 * n + 256) * 0x1p-53) * z + 0x1p-990;
 }
 
-// A row as the kernel reads it: f64 logits, or an f32 row with patched ids.
+// A row as the kernel reads it: f64 logits, or an f32 row with penalised ids.
 struct Row {
   Row(std::string name_, std::vector<double> l_) : name(std::move(name_)), l(std::move(l_)) {}
   std::string name;
-  std::vector<double> l;  // every id's logit (the patched row when x is set)
+  std::vector<double> l;  // every id's logit (the penalised row when x is set)
   std::vector<float> x;   // empty: an f64 row
-  std::vector<int32_t> patch_ids;
-  std::vector<double> patch_l;  // indexed by id
+  std::vector<int32_t> penalised_ids;
+  std::vector<double> penalised_l;  // indexed by id
   double divisor = 1.0;
 };
 
 simd::ExpSource SourceOf(const Row& r) {
   if (r.x.empty()) return {r.l.data()};
-  return {nullptr, r.x.data(), r.patch_ids.data(), r.patch_l.data(), r.patch_ids.size()};
+  return {nullptr, r.x.data(), r.penalised_ids.data(), r.penalised_l.data(),
+          r.penalised_ids.size()};
 }
 
 // The rows of one length: the shapes of exp_sum_test (narrow, peaked, wide
 // down to underflow, runs of -inf, ties, divisors), each also as an f32 row
-// with some ids patched (raised, lowered, or to -inf).
+// with some ids penalised (raised, lowered, or to -inf).
 std::vector<Row> RowsOfLength(size_t n, test::SplitMix& rng) {
   std::vector<Row> rows;
   const auto normal = [&](double sigma) {
@@ -91,16 +92,16 @@ std::vector<Row> RowsOfLength(size_t n, test::SplitMix& rng) {
   const size_t shapes = rows.size();
   for (size_t k = 0; k < shapes; ++k) {
     Row r = rows[k];
-    r.name += "_f32_patched";
+    r.name += "_f32_penalised";
     r.x.assign(r.l.begin(), r.l.end());
     r.l.assign(r.x.begin(), r.x.end());  // the row's own logits are f32
-    r.patch_l.assign(n, 0.0);
+    r.penalised_l.assign(n, 0.0);
     for (size_t i = 0; i < n; ++i) {
       if (rng.Next() % 7 != 0) continue;
-      r.patch_ids.push_back(static_cast<int32_t>(i));
+      r.penalised_ids.push_back(static_cast<int32_t>(i));
       const uint64_t how = rng.Next() % 3;
-      r.patch_l[i] = how == 0 ? -kInf : r.l[i] + (how == 1 ? 2.5 : -1.25);
-      r.l[i] = r.patch_l[i];
+      r.penalised_l[i] = how == 0 ? -kInf : r.l[i] + (how == 1 ? 2.5 : -1.25);
+      r.l[i] = r.penalised_l[i];
     }
     if (std::all_of(r.l.begin(), r.l.end(), [](double v) { return v == -kInf; })) continue;
     rows.push_back(r);
@@ -183,7 +184,7 @@ TEST(ExpApprox, WithinItsBound) {
     const double got = twins::ExpApprox(x);
     ASSERT_LE(std::fabs(got - want), (0x1p-31 + 0x1p-51) * want) << x;
   }
-  // Below the floor: e^-700, never more.
+  // Below -700: e^-700, never more.
   for (const double x : {-700.5, -745.2, -1e6, -kInf}) {
     ASSERT_EQ(twins::ExpApprox(x), twins::ExpApprox(-700.0)) << x;
   }

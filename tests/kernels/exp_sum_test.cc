@@ -281,31 +281,31 @@ TEST(ExpSumTest, FromF32Row) {
   }
 }
 
-// An f32 row with patched ids (ExpSource::patch_ids, their f64 logits in
-// patch_l): the twin over the f64 row they make, on every target, whole and
-// in pieces (ExpSource::At), patches in the first and last ids, in runs,
+// An f32 row with penalised ids (ExpSource::penalised_ids, their f64 logits in
+// penalised_l): the twin over the f64 row they make, on every target, whole and
+// in pieces (ExpSource::At), penalised ids in the first and last ids, in runs,
 // at -inf and in the special path, a block's length apart.
-TEST(ExpSumTest, FromPatchedF32Row) {
+TEST(ExpSumTest, FromPenalisedF32Row) {
   Rng rng{23};
   for (ExpVariant v : {ExpVariant::fused, ExpVariant::unfused, ExpVariant::libm}) {
     for (size_t n : {1, 9, 513, 1025, 40000}) {
-      Case c{"patched", NormalLogits(rng, n, 2.0), n % 2 ? 0.7 : 1.0};
+      Case c{"penalised", NormalLogits(rng, n, 2.0), n % 2 ? 0.7 : 1.0};
       const std::vector<float> x(c.l.begin(), c.l.end());
       std::vector<int32_t> ids = {0, static_cast<int32_t>(n - 1)};
       for (size_t j = 0; j < n / 40; ++j) ids.push_back(static_cast<int32_t>(rng.Next() % n));
       for (size_t j = 512; j + 2 < n; j += 512) ids.insert(ids.end(), {int32_t(j), int32_t(j + 1)});
       std::sort(ids.begin(), ids.end());
       ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-      std::vector<double> patch_l(n, 12345.0);  // read only at the patched ids
+      std::vector<double> penalised_l(n, 12345.0);  // read only at the penalised ids
       for (size_t j = 0; j < ids.size(); ++j) {
         const double w = j % 5 == 1 ? -kInf : j % 5 == 2 ? -600.0 : c.l[ids[j]] * 1.3 + 0.1;
-        patch_l[ids[j]] = c.l[ids[j]] = w;
+        penalised_l[ids[j]] = c.l[ids[j]] = w;
       }
       double shift = -kInf;
       for (double l : c.l) shift = std::max(shift, l / c.divisor);
       std::vector<double> want_e(n);
       const double want = Reference(c, shift, v, want_e.data(), 0.0);
-      const ExpSource src{nullptr, x.data(), ids.data(), patch_l.data(), ids.size()};
+      const ExpSource src{nullptr, x.data(), ids.data(), penalised_l.data(), ids.size()};
       test::ForEachTarget([&](int64_t target) {
         const std::string at = std::string(hwy::TargetName(target)) + " " + ToString(v) +
                                " n " + std::to_string(n);

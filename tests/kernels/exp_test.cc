@@ -154,21 +154,21 @@ namespace {
 namespace hn = hwy::HWY_NAMESPACE;
 namespace et = exactsample::exp_test;
 
-// kGather: the table read by gathers, else by pair loads (both exact;
+// The table read by gathers or by pair loads (both exact;
 // exp_detail::LoadTablePairs).
-template <bool kFused, bool kGather = false>
+template <Fma kFma, TableRead kRead = TableRead::kPairLoads>
 std::vector<double> VectorExp(const std::vector<double>& xs) {
   const hn::ScalableTag<double> d;
   const size_t lanes = hn::Lanes(d);
   std::vector<double> out(xs.size());
   size_t i = 0;
   for (; i + lanes <= xs.size(); i += lanes) {
-    hn::StoreU(ExpGlibc<kFused, kGather>(d, hn::LoadU(d, xs.data() + i)), d,
+    hn::StoreU(ExpGlibc<kFma, kRead>(d, hn::LoadU(d, xs.data() + i)), d,
                out.data() + i);
   }
   for (; i < xs.size(); ++i) {  // one lane at a time
     const hn::CappedTag<double, 1> d1;
-    out[i] = hn::GetLane(ExpGlibc<kFused, kGather>(d1, hn::Set(d1, xs[i])));
+    out[i] = hn::GetLane(ExpGlibc<kFma, kRead>(d1, hn::Set(d1, xs[i])));
   }
   return out;
 }
@@ -185,17 +185,19 @@ std::vector<double> Interleaved(const std::vector<double>& xs) {
 
 void TestFusedMatchesReplica() {
   const auto& xs = et::Inputs();
-  EXPECT_EQ(0u, et::CountMismatches("fused", xs, VectorExp<true>(xs),
+  EXPECT_EQ(0u, et::CountMismatches("fused", xs, VectorExp<Fma::kFused>(xs),
                                     twins::ExpFused));
-  EXPECT_EQ(0u, et::CountMismatches("fused, gathers", xs, VectorExp<true, true>(xs),
+  EXPECT_EQ(0u, et::CountMismatches("fused, gathers", xs,
+                                    VectorExp<Fma::kFused, TableRead::kGathers>(xs),
                                     twins::ExpFused));
 }
 
 void TestUnfusedMatchesReplica() {
   const auto& xs = et::Inputs();
-  EXPECT_EQ(0u, et::CountMismatches("unfused", xs, VectorExp<false>(xs),
+  EXPECT_EQ(0u, et::CountMismatches("unfused", xs, VectorExp<Fma::kUnfused>(xs),
                                     twins::ExpUnfused));
-  EXPECT_EQ(0u, et::CountMismatches("unfused, gathers", xs, VectorExp<false, true>(xs),
+  EXPECT_EQ(0u, et::CountMismatches("unfused, gathers", xs,
+                                    VectorExp<Fma::kUnfused, TableRead::kGathers>(xs),
                                     twins::ExpUnfused));
 }
 
@@ -205,7 +207,7 @@ void TestProcessVariantMatchesStdExp() {
   if (v == ExpVariant::libm) GTEST_SKIP() << "std::exp used directly";
   const std::vector<double> xs = Interleaved(et::Inputs());
   const std::vector<double> got =
-      v == ExpVariant::fused ? VectorExp<true>(xs) : VectorExp<false>(xs);
+      v == ExpVariant::fused ? VectorExp<Fma::kFused>(xs) : VectorExp<Fma::kUnfused>(xs);
   EXPECT_EQ(0u, et::CountMismatches("std::exp", xs, got, et::StdExp));
 }
 
@@ -224,8 +226,8 @@ struct TestPartial {
     for (size_t k = 0; k < n; ++k) in[k] = xs[k * stride];
     for (size_t i = 0; i < n; i += lanes) {
       const auto v = hn::LoadU(d, in.data() + i);
-      hn::StoreU(ExpGlibc<true>(d, v), d, fused.data() + i);
-      hn::StoreU(ExpGlibc<false>(d, v), d, unfused.data() + i);
+      hn::StoreU(ExpGlibc<Fma::kFused>(d, v), d, fused.data() + i);
+      hn::StoreU(ExpGlibc<Fma::kUnfused>(d, v), d, unfused.data() + i);
     }
     EXPECT_EQ(0u, et::CountMismatches("fused", in, fused, twins::ExpFused)) << lanes;
     EXPECT_EQ(0u, et::CountMismatches("unfused", in, unfused, twins::ExpUnfused)) << lanes;

@@ -12,7 +12,7 @@
 
 namespace exactsample::cli {
 
-// A verification's counts (spec/speculative.md).
+// A verification's counts (docs/spec.md, "Speculative decoding").
 struct VerifyCounts {
   size_t accepted = 0;
   uint64_t draws = 0;  // uniform_f64 draws

@@ -44,8 +44,7 @@ std::string BestTarget() {
 }
 
 // Timed calls of a reference row for `iters` of the others: the reference
-// is 10 to 130 times slower, and a tenth of the calls keeps the default run
-// at V = 128256 near 10 seconds.
+// is much slower, and a tenth of the calls keeps the default run short.
 int ReferenceIters(int iters) { return std::max(3, iters / 10); }
 
 // Threads that spin until destroyed: other work on the same cores.

@@ -42,7 +42,7 @@ struct BenchOptions {
   // with penalties a second set of rows with them off, "<config>-nopen".
   std::vector<int64_t> history;
 
-  // > 0: time one verification of this many drafts (spec/speculative.md)
+  // > 0: time one verification of this many drafts (docs/spec.md, "Speculative decoding")
   // against the single-token calls on the same rows (bench_speculative.hpp).
   size_t speculative = 0;
 

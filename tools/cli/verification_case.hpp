@@ -1,4 +1,4 @@
-// A replay case with "draft_ids" is a verification (spec/speculative.md):
+// A replay case with "draft_ids" is a verification (docs/spec.md, "Speculative decoding"):
 //   {"name", "target_logits": [[...], ...] (γ + 1 rows),
 //    "draft_logits": [[...], ...] (γ rows; a greedy target needs none),
 //    "draft_ids": [...], "params": {...}, "draft_params": {...} (absent:

@@ -107,7 +107,7 @@ double Median(std::vector<double> v) {
 // less the array alone).
 void Report(const char* title, const std::vector<Sampler>& s) {
   std::printf("%s\n", title);
-  const double floor = Median(s.back().micros);
+  const double array_alone = Median(s.back().micros);
   double llama = 0.0;
   for (const Sampler& x : s) {
     const double m = Median(x.micros);
@@ -115,7 +115,7 @@ void Report(const char* title, const std::vector<Sampler>& s) {
     if (x.name.rfind("llama.cpp", 0) == 0) llama = m;
     if (x.name.rfind("exactsample", 0) == 0) {
       std::printf("   llama.cpp / this: %.1fx the call, %.1fx less the array", llama / m,
-                  (llama - floor) / (m - (x.in_place ? 0.0 : floor)));
+                  (llama - array_alone) / (m - (x.in_place ? 0.0 : array_alone)));
     }
     std::printf("\n");
   }

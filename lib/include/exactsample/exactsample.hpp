@@ -1,5 +1,5 @@
 // exactsample: picks the next token from f32 (or f16, bf16) logits exactly as
-// spec/sampling.md fixes it, bit for bit the same in every engine.
+// the spec fixes it (docs/spec.md, steps 1 to 11), bit for bit the same in every engine.
 //
 //   exactsample::Workspace ws;                     // reuse across calls
 //   auto rng = exactsample::stream(seed, exactsample::Purpose::sample);
@@ -50,7 +50,7 @@ struct SamplingParams {
   // How many of the most likely ids Token::top_logprobs lists, 0 to
   // kMaxTopLogprobs (0: none, and nothing is computed for them).
   int64_t top_logprobs = 0;
-  // The library's penalty window (README, "Beyond the spec"): 0, the spec,
+  // The library's penalty window (docs/beyond-spec.md): 0, the spec,
   // penalises over the whole history; n > 0 applies the repetition penalty
   // over the distinct ids of the last n tokens of prompt followed by
   // generated, presence and frequency over the counts in the last n

@@ -1,5 +1,5 @@
 // PCG32 (PCG-XSH-RR, 64-bit state, 32-bit output) and its sub-streams,
-// exactly as spec/pcg32.md fixes them.
+// exactly as the spec fixes them (docs/spec.md, "The generator: PCG32").
 #pragma once
 
 #include "exactsample/cxx20.hpp"

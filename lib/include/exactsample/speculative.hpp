@@ -1,7 +1,8 @@
 // Speculative decoding, exact: the distribution a row is sampled from, and
 // the verification of draft tokens against target rows in the one op order
-// of spec/speculative.md (docs/speculative.md): the same ids, logprob bits
-// and generator position as the Python transcription, on both engines.
+// of the spec (docs/spec.md, "Speculative decoding"; docs/speculative.md):
+// the same ids, logprob bits and generator position as the Python
+// transcription, on both engines.
 #pragma once
 
 #include "exactsample/cxx20.hpp"
