@@ -101,7 +101,7 @@ def main():
             cpp_call()
 
     print(f"V = {args.vocab}, plain, fast engine, {args.iters} paired calls, "
-          f"target {next(t.name for t in xs.targets() if t.active)}, "
+          f"target {next(t.name for t in xs.compiled_targets() if t.active)}, "
           f"batch threads {args.threads}")
     for name, (cpp_name, module_call, cpp_call) in pairs.items():
         module, cpp, overhead = paired(module_call, cpp_call, args.iters)

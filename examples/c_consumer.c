@@ -54,12 +54,25 @@ static int run(exactsample_sampler* s, exactsample_rng* rng, int32_t* ids,
   static float logits[VOCAB];
   const exactsample_params params = request_params();
   for (int t = from; t < to; ++t) {
+    exactsample_request r;
+    exactsample_token token;
     double logprob = 0.0;
+    memset(&r, 0, sizeof r);
+    r.struct_size = sizeof r;
+    r.logits = logits;
+    r.logits_type = EXACTSAMPLE_LOGITS_F32;
+    r.vocab = VOCAB;
+    r.prompt = prompt;
+    r.prompt_len = 3;
+    r.generated = ids;
+    r.generated_len = (size_t)t;
+    r.params = &params;
+    r.rng = rng; /* advanced when a token is sampled */
+    r.logprob = &logprob;
     model_logits(t == 0 ? prompt[2] : ids[t - 1], logits);
-    exactsample_status st = exactsample_sample(s, logits, VOCAB, prompt, 3, ids,
-                                               (size_t)t, &params, rng, &ids[t],
-                                               &logprob);
+    exactsample_status st = exactsample_sample_request(s, NULL, &r, &token);
     if (st != EXACTSAMPLE_OK) return fail(s, st);
+    ids[t] = token.id;
     printf("%d %a\n", ids[t], logprob);
   }
   return 0;

@@ -60,7 +60,7 @@ int main(void) {
   config.struct_size = sizeof config;
   config.vocab = VOCAB;
   config.params = &params;
-  config.seed = 42; /* the generator: stream(42, 4) */
+  config.seed = 42; /* the generator: stream(42, EXACTSAMPLE_PURPOSE_SAMPLE) */
   exactsample_sequence* q = NULL;
   st = exactsample_sequence_create(s, &config, &q);
   if (st != EXACTSAMPLE_OK) return fail(s, "create", st);

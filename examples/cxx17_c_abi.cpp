@@ -19,6 +19,21 @@ namespace {
 
 constexpr size_t kVocab = 40000;
 
+// A stateless request on `vocab` f32 logits (no history).
+exactsample_request Request(const float* logits, const exactsample_params* params,
+                            exactsample_rng* rng, double* logprob) {
+  exactsample_request r;
+  std::memset(&r, 0, sizeof r);
+  r.struct_size = sizeof r;
+  r.logits = logits;
+  r.logits_type = EXACTSAMPLE_LOGITS_F32;
+  r.vocab = kVocab;
+  r.params = params;
+  r.rng = rng;
+  r.logprob = logprob;
+  return r;
+}
+
 int Check(exactsample_sampler* s, exactsample_status st, const char* what) {
   if (st == EXACTSAMPLE_OK) return 0;
   std::fprintf(stderr, "%s: %s: %s\n", what, exactsample_status_name(st),
@@ -54,14 +69,13 @@ int main() {
       rc |= Check(s, exactsample_sampler_set_threads(s, threads), "set_threads");
       exactsample_rng rng;
       exactsample_rng_stream(2024, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
-      int32_t id = -1;
       double logprob = NAN;
-      rc |= Check(s,
-                  exactsample_sample(s, logits.data(), kVocab, nullptr, 0, nullptr, 0,
-                                     &params, &rng, &id,
-                                     with_logprob ? &logprob : nullptr),
-                  "sample");
+      const exactsample_request r =
+          Request(logits.data(), &params, &rng, with_logprob ? &logprob : nullptr);
+      exactsample_token token;
+      rc |= Check(s, exactsample_sample_request(s, nullptr, &r, &token), "sample_request");
       if (rc != 0) break;
+      const int32_t id = token.id;
       if (first_id < 0) {
         first_id = id;
         first_draws = rng.draws_u32;
@@ -74,24 +88,21 @@ int main() {
       }
     }
   }
-  // A batch of two rows without logprobs.
+  // A batch of two rows of one matrix, without logprobs.
   exactsample_rng rngs[2];
-  exactsample_row rows[2];
+  exactsample_request rows[2];
   for (int r = 0; r < 2 && rc == 0; ++r) {
     exactsample_rng_stream(2024, EXACTSAMPLE_PURPOSE_SAMPLE, &rngs[r]);
-    rows[r] = exactsample_row{nullptr, 0, nullptr, 0, &params, &rngs[r]};
+    rows[r] = Request(logits.data(), &params, &rngs[r], nullptr);
+    rows[r].row_stride = kVocab;  // row r starts r * kVocab floats after logits
   }
-  exactsample_status statuses[2];
-  int32_t ids[2];
+  exactsample_token tokens[2];
   if (rc == 0) {
-    rc |= Check(s,
-                exactsample_sample_batch_arrays(s, logits.data(), 2, kVocab, kVocab,
-                                                rows, statuses, ids, nullptr, 2),
-                "sample_batch_arrays");
+    rc |= Check(s, exactsample_sample_requests(s, nullptr, rows, 2, tokens, 2), "sample_requests");
   }
   if (rc == 0) {
-    std::printf("batch ids %d %d\n", ids[0], ids[1]);
-    if (ids[0] != first_id) rc = 1;
+    std::printf("batch ids %d %d\n", tokens[0].id, tokens[1].id);
+    if (tokens[0].id != first_id) rc = 1;
   }
   exactsample_sampler_destroy(s);
   std::printf("cxx17_c_abi: %s (exactsample %s)\n", rc == 0 ? "ok" : "FAILED",

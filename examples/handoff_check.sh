@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The disaggregated case end to end, stateless and on a sequence. Stateless:
 # a prefill process samples the first token and reports the draws it
-# consumed; a fresh decode process resumes stream(seed, 4) advanced by that
-# count. Sequence: the prefill process writes the sequence's snapshot to a
+# consumed; a fresh decode process resumes
+# stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE) advanced by that count. Sequence: the prefill process writes the sequence's snapshot to a
 # file, which a fresh decode process restores and continues. Every way must
 # give the tokens of one process sampling the whole stream statelessly, bit
 # for bit.

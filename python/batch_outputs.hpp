@@ -1,4 +1,4 @@
-// What sample_batch and sample_batch_sequences return: a list of Token (and
+// What sample_batch (of rows or of sequences) returns: a list of Token (and
 // SampleError for bad rows), or with output="numpy" or "torch" one array
 // per output, filled here from the C++ results without a Python object per
 // token (python/batch_outputs.cc).

@@ -54,10 +54,20 @@ const char* CodeName(xs::ErrorCode code) {
   return "degenerate";
 }
 
-// A SampleError instance: str() is the C++ message; .field and .code.
+// A SampleError instance: str() is the C++ message; .field and .code. A
+// field of the library's that a Constraints holds (logit_bias,
+// allowed_token_ids, ...) is named where the caller put it:
+// "constraints.logit_bias", in the message too.
 py::object SampleErrorObject(const xs::Error& e) {
-  py::object error = py::reinterpret_borrow<py::object>(g_sample_error)(e.message);
-  error.attr("field") = e.field;
+  std::string field = e.field, message = e.message;
+  for (const char* held : {"logit_bias", "allowed_token_ids", "banned_token_ids",
+                           "allowed_bitmask"}) {
+    if (field != held) continue;
+    field = "constraints." + field;
+    if (message.rfind(held, 0) == 0) message = "constraints." + message;
+  }
+  py::object error = py::reinterpret_borrow<py::object>(g_sample_error)(message);
+  error.attr("field") = field;
   error.attr("code") = CodeName(e.code);
   return error;
 }
@@ -144,7 +154,7 @@ py::object Readable(py::handle obj, py::object* dtype, const char* field) {
 // or int32 (xgrammar's bitmasks are int32: bit i % 32 of word i / 32, the
 // same bits); None when the object is none of those.
 py::object BitmaskWords(py::handle bitmask) {
-  py::array a = py::array::ensure(Readable(bitmask, nullptr, "allowed_bitmask"));
+  py::array a = py::array::ensure(Readable(bitmask, nullptr, "constraints.allowed_bitmask"));
   if (!a || a.ndim() != 1) return py::none();
   if (a.dtype().equal(py::dtype::of<int32_t>())) return a.attr("view")(py::dtype::of<uint32_t>());
   if (a.dtype().equal(py::dtype::of<uint32_t>())) return a;
@@ -298,12 +308,12 @@ Ids ReadIds(py::handle obj, std::string_view name, ssize_t vocab, ssize_t row = 
   return r;
 }
 
-// The runtime features of one request, in the library's names: logit_bias
-// (a mapping id -> bias; keys ints or ids in canonical decimal, as in
-// OpenAI's API and the replay files, each id once), allowed_token_ids (an
-// empty one allows nothing: an error), banned_token_ids, allowed_bitmask
-// (uint32 words, bit i % 32 of word i / 32 set = allowed; read in place
-// when contiguous).
+// The runtime features of one request, an exactsample.Constraints' fields read:
+// logit_bias (a mapping id -> bias; keys ints or ids in canonical decimal,
+// as in OpenAI's API and the replay files, each id once), allowed_token_ids
+// (an empty one allows nothing: an error), banned_token_ids,
+// allowed_bitmask (uint32 words, bit i % 32 of word i / 32 set = allowed;
+// read in place when contiguous). Errors name them "constraints.<field>".
 struct Features {
   std::vector<int32_t> bias_ids;
   std::vector<double> bias_values;
@@ -313,11 +323,13 @@ struct Features {
   py::object bits_owner;
   std::span<const uint32_t> bits;
 
-  xs::LogitBias Bias() const { return {bias_ids, bias_values}; }
-  xs::TokenMask Mask() const {
+  xs::LogitBias bias() const { return {bias_ids, bias_values}; }
+  xs::TokenMask mask() const {
     return {allowed.ids, banned.ids, bits};
   }
 };
+
+constexpr const char* kBiasField = "constraints.logit_bias";
 
 // A logit_bias key as an id in [0, vocab), in the replay reader's words: an
 // int (not a bool), or the canonical decimal of one ("0", "17"; no sign,
@@ -330,23 +342,23 @@ int32_t BiasKeyId(py::handle key, ssize_t vocab) {
                            text.find_first_not_of("0123456789") == std::string::npos &&
                            (text == "0" || text[0] != '0');
     if (!canonical) {
-      Raise(xs::ErrorCode::invalid_ids, "logit_bias",
-            "logit_bias key \"" + text +
+      Raise(xs::ErrorCode::invalid_ids, kBiasField,
+            "constraints.logit_bias key \"" + text +
                 "\": not an id in canonical decimal (digits, no sign, spaces or leading "
                 "zeros: \"0\", \"17\")");
     }
   } else if (PyIndex_Check(key.ptr()) && !PyBool_Check(key.ptr())) {
     text = py::str(py::reinterpret_steal<py::object>(PyNumber_Index(key.ptr())));
   } else {
-    Raise(xs::ErrorCode::invalid_ids, "logit_bias",
-          "logit_bias key " + std::string(py::repr(key)) +
+    Raise(xs::ErrorCode::invalid_ids, kBiasField,
+          "constraints.logit_bias key " + std::string(py::repr(key)) +
               ": not an id (an int, or its canonical decimal string)");
   }
   // Decimal digits now, or '-' and digits; more than 10 digits lie beyond every V.
   const long long id = text[0] == '-' || text.size() > 10 ? -1 : std::stoll(text);
   if (id < 0 || id >= vocab) {
-    Raise(xs::ErrorCode::invalid_ids, "logit_bias",
-          "logit_bias key \"" + text + "\": outside [0, V) with V = " + std::to_string(vocab));
+    Raise(xs::ErrorCode::invalid_ids, kBiasField,
+          "constraints.logit_bias key \"" + text + "\": outside [0, V) with V = " + std::to_string(vocab));
   }
   return static_cast<int32_t>(id);
 }
@@ -356,44 +368,47 @@ double BiasValue(py::handle value, int32_t id) {
   const double v = PyBool_Check(value.ptr()) ? -1.0 : PyFloat_AsDouble(value.ptr());
   if (PyBool_Check(value.ptr()) || (v == -1.0 && PyErr_Occurred())) {
     PyErr_Clear();
-    Raise(xs::ErrorCode::invalid_parameter, "logit_bias",
-          "logit_bias[" + std::to_string(id) + "] = " + std::string(py::repr(value)) +
+    Raise(xs::ErrorCode::invalid_parameter, kBiasField,
+          "constraints.logit_bias[" + std::to_string(id) + "] = " + std::string(py::repr(value)) +
               ": a bias is a number");
   }
   return v;
 }
 
-Features ReadFeatures(py::handle logit_bias, py::handle allowed, py::handle banned,
-                      py::handle bitmask, ssize_t vocab) {
+Features ReadFeatures(const exactsample_python::PyConstraints& c, ssize_t vocab) {
+  const py::handle logit_bias = c.logit_bias, allowed = c.allowed_token_ids,
+                   banned = c.banned_token_ids, bitmask = c.allowed_bitmask;
   Features f;
   if (!logit_bias.is_none()) {
     if (!py::hasattr(logit_bias, "items")) {
-      Raise(xs::ErrorCode::invalid_parameter, "logit_bias",
-            "logit_bias: " + TypeName(logit_bias) + " is not a mapping of id to bias");
+      Raise(xs::ErrorCode::invalid_parameter, kBiasField,
+            "constraints.logit_bias: " + TypeName(logit_bias) +
+                " is not a mapping of id to bias");
     }
     std::unordered_set<int32_t> seen;
     for (py::handle item : logit_bias.attr("items")()) {
       const auto pair = py::reinterpret_borrow<py::tuple>(item);
       const int32_t id = BiasKeyId(pair[0], vocab);
       if (!seen.insert(id).second) {  // 1 and "1": one id spelled twice
-        Raise(xs::ErrorCode::invalid_ids, "logit_bias",
-              "logit_bias: id " + std::to_string(id) + " given twice");
+        Raise(xs::ErrorCode::invalid_ids, kBiasField,
+              "constraints.logit_bias: id " + std::to_string(id) + " given twice");
       }
       f.bias_ids.push_back(id);
       f.bias_values.push_back(BiasValue(pair[1], id));
     }
   }
-  f.allowed = ReadIds(allowed, "allowed_token_ids", vocab);
+  f.allowed = ReadIds(allowed, "constraints.allowed_token_ids", vocab);
   if (!allowed.is_none() && f.allowed.ids.empty()) {
-    Raise(xs::ErrorCode::degenerate, "allowed_token_ids",
-          "allowed_token_ids: empty, so no id may be drawn; leave it out to allow every id");
+    Raise(xs::ErrorCode::degenerate, "constraints.allowed_token_ids",
+          "constraints.allowed_token_ids: empty, so no id may be drawn; leave it out to allow "
+          "every id");
   }
-  f.banned = ReadIds(banned, "banned_token_ids", vocab);
+  f.banned = ReadIds(banned, "constraints.banned_token_ids", vocab);
   if (!bitmask.is_none()) {
     const py::object words = BitmaskWords(bitmask);
     if (words.is_none()) {
-      Raise(xs::ErrorCode::invalid_parameter, "allowed_bitmask",
-            "allowed_bitmask: " + TypeName(bitmask) +
+      Raise(xs::ErrorCode::invalid_parameter, "constraints.allowed_bitmask",
+            "constraints.allowed_bitmask: " + TypeName(bitmask) +
                 ": pass a 1-D uint32 or int32 array (numpy or a torch CPU tensor)");
     }
     auto a = py::array_t<uint32_t, py::array::c_style>::ensure(words);
@@ -425,15 +440,14 @@ const xs::SamplingParams& ParamsOrDefault(const xs::SamplingParams* params) {
 
 xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32& rng,
                  py::handle prompt, py::handle generated, std::string_view engine,
-                 bool logprob, bool rank, py::handle logit_bias, py::handle allowed,
-                 py::handle banned, py::handle bitmask, py::handle dtype) {
+                 bool logprob, bool rank, py::handle constraints, py::handle dtype) {
   const xs::SampleOptions options = Options(engine, logprob, rank);
   const Rows row = ReadRows(logits, 1, "logits", dtype);
   const Ids p = ReadIds(prompt, "prompt", row.vocab);
   const Ids g = ReadIds(generated, "generated", row.vocab);
-  const Features f = ReadFeatures(logit_bias, allowed, banned, bitmask, row.vocab);
+  const Features f = ReadFeatures(exactsample_python::ReadConstraints(constraints), row.vocab);
   const xs::Request req =
-      row.Apply({{}, p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()}, 0);
+      row.Apply({{}, p.ids, g.ids, ParamsOrDefault(params), f.bias(), f.mask()}, 0);
   // The generator is copied in and out, and marked in use meanwhile; an
   // error or an interrupt leaves it as it was.
   xs::python::CallGuard guard;
@@ -450,14 +464,13 @@ xs::Token Sample(py::handle logits, const xs::SamplingParams* params, xs::Pcg32&
 }
 
 void Validate(py::handle logits, const xs::SamplingParams* params, py::handle prompt,
-              py::handle generated, py::handle logit_bias, py::handle allowed,
-              py::handle banned, py::handle bitmask, py::handle dtype) {
+              py::handle generated, py::handle constraints, py::handle dtype) {
   const Rows row = ReadRows(logits, 1, "logits", dtype);
   const Ids p = ReadIds(prompt, "prompt", row.vocab);
   const Ids g = ReadIds(generated, "generated", row.vocab);
-  const Features f = ReadFeatures(logit_bias, allowed, banned, bitmask, row.vocab);
+  const Features f = ReadFeatures(exactsample_python::ReadConstraints(constraints), row.vocab);
   const auto r = xs::validate(
-      row.Apply({{}, p.ids, g.ids, ParamsOrDefault(params), f.Bias(), f.Mask()}, 0));
+      row.Apply({{}, p.ids, g.ids, ParamsOrDefault(params), f.bias(), f.mask()}, 0));
   if (!r) throw SampleErrorThrow{r.error()};
 }
 
@@ -480,8 +493,7 @@ py::object PerRow(py::handle arg, ssize_t i, ssize_t rows, const char* field,
 py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
                        py::handle prompts, py::handle generated, int threads,
                        std::string_view engine, bool logprob, bool rank,
-                       std::string_view output, py::handle logit_bias, py::handle allowed,
-                       py::handle banned, py::handle bitmask, py::handle dtype) {
+                       std::string_view output, py::handle constraints, py::handle dtype) {
   const xs::SampleOptions options = Options(engine, logprob, rank);
   const exactsample_python::Output form = exactsample_python::ReadOutput(output);
   const Rows block = ReadRows(rows, 2, "rows", dtype);
@@ -520,10 +532,9 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
     }
     const Features& f = features.emplace_back([&] {
       try {
-        return ReadFeatures(PerRow(logit_bias, i, n, "logit_bias", true),
-                            PerRow(allowed, i, n, "allowed_token_ids", false),
-                            PerRow(banned, i, n, "banned_token_ids", false),
-                            PerRow(bitmask, i, n, "allowed_bitmask", false), block.vocab);
+        return ReadFeatures(exactsample_python::ReadConstraints(
+                                PerRow(constraints, i, n, "constraints", true)),
+                            block.vocab);
       } catch (SampleErrorThrow& e) {  // the row's feature: named with its row
         e.error.message = "row " + std::to_string(i) + ": " + e.error.message;
         throw;
@@ -532,7 +543,7 @@ py::object SampleBatch(py::handle rows, py::handle params, py::sequence rngs,
     owners.push_back(rng);
     local.push_back(*rng);
     batch.push_back({block.Apply({{}, ids[ids.size() - 2].ids, ids.back().ids,
-                                  ParamsOrDefault(row_params), f.Bias(), f.Mask()},
+                                  ParamsOrDefault(row_params), f.bias(), f.mask()},
                                  i),
                      &local.back()});
     top_n = std::max(top_n, exactsample_python::TopColumns(batch.back().request.params));
@@ -658,11 +669,19 @@ std::vector<int32_t> ReadIdList(py::handle ids, const std::string& field, size_t
   return {read.ids.begin(), read.ids.end()};
 }
 
-xs::Extras ReadExtras(py::handle logit_bias, py::handle allowed, py::handle banned,
-                      py::handle bitmask, size_t vocab) {
-  const Features f =
-      ReadFeatures(logit_bias, allowed, banned, bitmask, static_cast<ssize_t>(vocab));
-  const xs::TokenMask mask = f.Mask();
+PyConstraints ReadConstraints(py::handle constraints, const char* field) {
+  if (constraints.is_none()) return {};
+  if (!py::isinstance<PyConstraints>(constraints)) {
+    Raise(xs::ErrorCode::invalid_parameter, field,
+          std::string(field) + ": " + TypeName(constraints) +
+              " is not an exactsample.Constraints (or None)");
+  }
+  return constraints.cast<const PyConstraints&>();
+}
+
+xs::Constraints ReadExtras(const PyConstraints& c, size_t vocab) {
+  const Features f = ReadFeatures(c, static_cast<ssize_t>(vocab));
+  const xs::TokenMask mask = f.mask();
   return {f.bias_ids, f.bias_values, {mask.allowed.begin(), mask.allowed.end()},
           {mask.banned.begin(), mask.banned.end()},
           {mask.allowed_bits.begin(), mask.allowed_bits.end()}};
@@ -734,9 +753,9 @@ PYBIND11_MODULE(_exactsample, m) {
   py::class_<xs::Pcg32>(m, "Pcg32",
                         "PCG32 generator (spec/pcg32.md). Made by stream(), from_state() or "
                         "seeded(); plain data (state, inc, draws_u32).")
-      .def_static("from_state", &xs::Pcg32::FromState, "state"_a, "inc"_a, "draws_u32"_a,
+      .def_static("from_state", &xs::Pcg32::from_state, "state"_a, "inc"_a, "draws_u32"_a,
                   "A generator handed over by another worker; inc must be odd.")
-      .def_static("seeded", &xs::Pcg32::Seeded, "initstate"_a,
+      .def_static("seeded", &xs::Pcg32::seeded, "initstate"_a,
                   "seq"_a = xs::Pcg32::kDefaultSeq,
                   "The spec's raw pcg32(initstate, seq), for its test vectors; a "
                   "request's generator is stream(seed).")
@@ -830,45 +849,63 @@ PYBIND11_MODULE(_exactsample, m) {
                ", active=" + (t.active ? "True" : "False") +
                ", exp=" + std::string(py::repr(py::str(t.exp))) + ")";
       });
-  m.def("targets", &xs::compiled_targets,
+  m.def("compiled_targets", &xs::compiled_targets,
         "The compiled SIMD targets, best first: name, supported, active, exp path.");
   m.def("exp_choice", &xs::exp_choice, "Which glibc exp variant this process uses, and why.");
 
+  using exactsample_python::PyConstraints;
+  py::class_<PyConstraints>(
+      m, "Constraints",
+      "A request's bias and masks, the constraints= of every sampling call:\n"
+      "logit_bias ({id: bias}, keys ints or decimal strings), allowed_token_ids,\n"
+      "banned_token_ids and allowed_bitmask (numpy uint32 or int32 words, bit\n"
+      "i % 32 of word i / 32 set = allowed); None: none. They are read and\n"
+      "checked against V by the call that uses them (errors name\n"
+      "constraints.<field>).")
+      .def(py::init([](py::object logit_bias, py::object allowed, py::object banned,
+                       py::object bitmask) {
+             return PyConstraints{std::move(logit_bias), std::move(allowed), std::move(banned),
+                                std::move(bitmask)};
+           }),
+           py::kw_only(), "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
+           "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none())
+      .def_readwrite("logit_bias", &PyConstraints::logit_bias)
+      .def_readwrite("allowed_token_ids", &PyConstraints::allowed_token_ids)
+      .def_readwrite("banned_token_ids", &PyConstraints::banned_token_ids)
+      .def_readwrite("allowed_bitmask", &PyConstraints::allowed_bitmask)
+      .def("__repr__", [](const PyConstraints& c) {
+        return "Constraints(logit_bias=" + std::string(py::repr(c.logit_bias)) +
+               ", allowed_token_ids=" + std::string(py::repr(c.allowed_token_ids)) +
+               ", banned_token_ids=" + std::string(py::repr(c.banned_token_ids)) +
+               ", allowed_bitmask=" + std::string(py::repr(c.allowed_bitmask)) + ")";
+      });
+
   m.def("sample", &Sample, "logits"_a, "params"_a.none(true), "rng"_a, py::kw_only(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
-        "logprob"_a = true, "rank"_a = false, "logit_bias"_a = py::none(),
-        "allowed_token_ids"_a = py::none(),
-        "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
+        "logprob"_a = true, "rank"_a = false, "constraints"_a = py::none(),
         "dtype"_a = py::none(),
         "Samples one token from a 1-D float32 or float16 row, or 16-bit words with\n"
         "dtype='bf16' (or 'f16'), read in place when contiguous; a 16-bit row gives\n"
         "what the row widened to float32 gives. It advances rng by 2 draws (0 when\n"
         "greedy). Raises SampleError on bad input,\n"
-        "leaving rng untouched. The GIL is released while sampling. logit_bias\n"
-        "({id: bias}, keys ints or decimal strings), allowed_token_ids,\n"
-        "banned_token_ids and allowed_bitmask (numpy uint32 words, bit i % 32 of\n"
-        "word i / 32 set = allowed) are the library's runtime features. rank=True\n"
-        "fills Token.rank (an O(V) count).");
+        "leaving rng untouched. The GIL is released while sampling. constraints:\n"
+        "a Constraints (the bias and masks) or None. rank=True fills Token.rank\n"
+        "(an O(V) count).");
   m.def("validate", &Validate, "logits"_a, "params"_a.none(true), py::kw_only(),
-        "prompt"_a = py::none(), "generated"_a = py::none(), "logit_bias"_a = py::none(),
-        "allowed_token_ids"_a = py::none(), "banned_token_ids"_a = py::none(),
-        "allowed_bitmask"_a = py::none(), "dtype"_a = py::none(),
-        "Checks a request without sampling; raises SampleError.");
+        "prompt"_a = py::none(), "generated"_a = py::none(), "constraints"_a = py::none(),
+        "dtype"_a = py::none(), "Checks a request without sampling; raises SampleError.");
   m.def("sample_batch", &SampleBatch, "rows"_a, "params"_a.none(true), "rngs"_a,
         py::kw_only(), "prompts"_a = py::none(), "generated"_a = py::none(),
         "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true, "rank"_a = false,
-        "output"_a = "tokens", "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
-        "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
-        "dtype"_a = py::none(),
+        "output"_a = "tokens", "constraints"_a = py::none(), "dtype"_a = py::none(),
         "One token per row of a 2-D array (rows x V; float32, float16, or 16-bit\n"
         "words with dtype='bf16' or 'f16', as in sample): params is one\n"
         "SamplingParams for all rows or one per row, rngs one generator per row.\n"
         "Returns a list of Token, or SampleError for a bad row (not raised); the\n"
         "result of a row does not depend on the others or on threads (0: the\n"
         "hardware's thread count; no more than the cores no other work holds at\n"
-        "the call). logit_bias is one mapping for every row or one\n"
-        "per row; allowed_token_ids, banned_token_ids and allowed_bitmask one per\n"
-        "row (None: none). output='numpy' (or 'torch') returns a BatchArrays\n"
+        "the call). constraints is one Constraints for every row or one per row\n"
+        "(None: none). output='numpy' (or 'torch') returns a BatchArrays\n"
         "instead: one array per output, filled without a Python object per token;\n"
         "rank=True fills Token.rank (and BatchArrays.ranks).");
   exactsample_python::RegisterSequence(m);

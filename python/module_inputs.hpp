@@ -42,10 +42,20 @@ xs::BatchWorkspace& ThreadBatchWorkspace();
 // Token ids (an int32 array or any iterable of ints), checked to be 32-bit.
 std::vector<int32_t> ReadIdList(py::handle ids, const std::string& field, size_t vocab);
 
-// logit_bias, allowed_token_ids, banned_token_ids, allowed_bitmask (None:
-// none), as sample() reads them, owned.
-xs::Extras ReadExtras(py::handle logit_bias, py::handle allowed, py::handle banned,
-                      py::handle bitmask, size_t vocab);
+// exactsample.Constraints: a request's bias and masks as the caller gave
+// them (None: none), read and checked against V by the call that uses them.
+struct PyConstraints {
+  py::object logit_bias = py::none();
+  py::object allowed_token_ids = py::none();
+  py::object banned_token_ids = py::none();
+  py::object allowed_bitmask = py::none();
+};
+// The exactsample.Constraints a `constraints=` argument holds: None is none; anything
+// else is a SampleError naming `field`.
+PyConstraints ReadConstraints(py::handle constraints, const char* field = "constraints");
+
+// The bias and masks of `c`, as sample() reads them, owned.
+xs::Constraints ReadExtras(const PyConstraints& c, size_t vocab);
 
 // engine ("fast" or "reference"), logprob and rank as sample() reads them.
 xs::SampleOptions ReadOptions(std::string_view engine, bool logprob, bool rank);
@@ -72,7 +82,7 @@ xs::Result<xs::Verified> VerifyOnSequence(xs::Sequence& sequence, py::handle tar
                                           const xs::SamplingParams* draft_params,
                                           std::string_view engine);
 
-// Registers exactsample.Sequence and sample_batch_sequences on the module
+// Registers exactsample.Sequence and sample_batch of sequences on the module
 // (after SamplingParams, Pcg32 and Token).
 void RegisterSequence(py::module_& m);
 // Registers distribution, verify, verify_batch and Verified

@@ -62,7 +62,7 @@ class SequenceProbe {
 
  private:
   static xs::Sequence Make(size_t vocab, uint64_t seed) {
-    auto s = xs::Sequence::Create(vocab, {}, xs::stream(seed, xs::Purpose::sample));
+    auto s = xs::Sequence::create(vocab, {}, xs::stream(seed, xs::Purpose::sample));
     if (!s) throw py::value_error(s.error().message);
     return std::move(s.value());
   }

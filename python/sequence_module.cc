@@ -1,5 +1,5 @@
 // exactsample.Sequence: the C++ Sequence (one request followed from step to
-// step) for Python, and sample_batch_sequences, one row per sequence. Rows,
+// step) for Python, and sample_batch of sequences, one row per sequence. Rows,
 // ids, extras and options are read as sample() reads them
 // (module_inputs.hpp); sampling runs with the GIL released.
 //
@@ -124,8 +124,7 @@ T Unwrap(xs::Result<T> r) {
 
 std::unique_ptr<PySequence> Create(py::handle vocab, py::handle params,
                                    std::optional<uint64_t> seed, const xs::Pcg32* rng,
-                                   py::handle logit_bias, py::handle allowed, py::handle banned,
-                                   py::handle bitmask) {
+                                   py::handle constraints) {
   if (seed.has_value() == (rng != nullptr)) {
     throw py::type_error(
         "Sequence: give seed=S (the generator stream(S)) or rng=G (a "
@@ -140,9 +139,9 @@ std::unique_ptr<PySequence> Create(py::handle vocab, py::handle params,
         {xs::ErrorCode::invalid_logits, "vocab", "vocab = " + std::to_string(v) + ": " + range});
   }
   const auto p = ReadParams(params, "params");
-  xs::Extras extras = ReadExtras(logit_bias, allowed, banned, bitmask, static_cast<size_t>(v));
+  xs::Constraints extras = ReadExtras(ReadConstraints(constraints), static_cast<size_t>(v));
   const xs::Pcg32 generator = rng != nullptr ? *rng : xs::stream(*seed, xs::Purpose::sample);
-  const auto s = xs::Sequence::Create(static_cast<size_t>(v), p.value_or(xs::SamplingParams{}),
+  const auto s = xs::Sequence::create(static_cast<size_t>(v), p.value_or(xs::SamplingParams{}),
                                       generator, std::move(extras));
   if (!s) ThrowSampleError(s.error());
   return std::make_unique<PySequence>(*s);
@@ -152,21 +151,24 @@ std::unique_ptr<PySequence> Create(py::handle vocab, py::handle params,
 struct CallInputs {
   StepRows rows;
   std::optional<xs::SamplingParams> params;
-  std::optional<xs::Extras> bias_extras, mask_extras;
+  std::optional<xs::Constraints> bias_extras, mask_extras;
   xs::LogitBias bias;
   xs::TokenMask mask;
 
-  CallInputs(py::handle logits, py::handle p, py::handle logit_bias, py::handle allowed,
-             py::handle banned, py::handle bitmask, py::handle dtype)
+  // A constraints field given replaces the sequence's bias (logit_bias) or
+  // its whole mask (any mask field) for this call.
+  CallInputs(py::handle logits, py::handle p, py::handle constraints, py::handle dtype)
       : rows(ReadStepRows(logits, 1, "logits", dtype)), params(ReadParams(p, "params")) {
-    const py::handle none = py::none();
-    if (!logit_bias.is_none()) {
-      bias_extras = ReadExtras(logit_bias, none, none, none, rows.vocab);
-      bias = bias_extras->Bias();
+    const PyConstraints c = ReadConstraints(constraints);
+    if (!c.logit_bias.is_none()) {
+      bias_extras = ReadExtras({c.logit_bias}, rows.vocab);
+      bias = bias_extras->bias();
     }
-    if (!allowed.is_none() || !banned.is_none() || !bitmask.is_none()) {
-      mask_extras = ReadExtras(none, allowed, banned, bitmask, rows.vocab);
-      mask = mask_extras->Mask();
+    if (!c.allowed_token_ids.is_none() || !c.banned_token_ids.is_none() ||
+        !c.allowed_bitmask.is_none()) {
+      mask_extras = ReadExtras(
+          {py::none(), c.allowed_token_ids, c.banned_token_ids, c.allowed_bitmask}, rows.vocab);
+      mask = mask_extras->mask();
     }
   }
   CallInputs(const CallInputs&) = delete;
@@ -207,11 +209,11 @@ void Commit(std::span<PySequence* const> sequences, std::span<const Saved> befor
 }
 
 xs::Token SampleStep(PySequence& self, bool append, py::handle logits, py::handle params,
-                     std::string_view engine, bool logprob, bool rank, py::handle logit_bias,
-                     py::handle allowed, py::handle banned, py::handle bitmask, py::handle dtype) {
+                     std::string_view engine, bool logprob, bool rank, py::handle constraints,
+                     py::handle dtype) {
   const InUse in_use(self, append ? "sample" : "sample_only");
   const xs::SampleOptions options = ReadOptions(engine, logprob, rank);
-  const CallInputs in(logits, params, logit_bias, allowed, banned, bitmask, dtype);
+  const CallInputs in(logits, params, constraints, dtype);
   const xs::Step step = in.Step();
   xs::Workspace& workspace = ThreadWorkspace();
   const Saved before[] = {Saved(&self)};
@@ -311,7 +313,7 @@ py::object SampleBatchSequences(py::sequence sequences, py::handle rows, py::han
     wrapped.push_back(s);
     owners.push_back(std::move(item));
   }
-  const InUse in_use(wrapped, "sample_batch_sequences");
+  const InUse in_use(wrapped, "sample_batch");
   const xs::SampleOptions options = ReadOptions(engine, logprob, rank);
   const Output form = ReadOutput(output);
   const StepRows block = ReadStepRows(rows, 2, "rows", dtype);
@@ -379,8 +381,8 @@ constexpr const char* kSequenceDoc =
 constexpr const char* kSampleDoc =
     "Samples the next token from a 1-D row (float32, float16, or 16-bit words with\n"
     "dtype='bf16' or 'f16', as exactsample.sample) and appends it to the generated\n"
-    "ids. params, logit_bias and the mask keywords override the sequence's own for\n"
-    "this call (logit_bias replaces its bias; any mask keyword replaces its whole\n"
+    "ids. params and constraints override the sequence's own for this call\n"
+    "(constraints.logit_bias replaces its bias; any mask field replaces its whole\n"
     "mask). Raises SampleError on bad input (a row whose V is not the sequence's\n"
     "among them), leaving the sequence and its generator unchanged.";
 
@@ -390,26 +392,20 @@ void RegisterSequence(py::module_& m) {
   py::class_<PySequence> cls(m, "Sequence", kSequenceDoc);
   cls.def(py::init(&Create), "vocab"_a, "params"_a = py::none(), py::kw_only(),
           "seed"_a = py::none(), py::arg("rng").none(true) = py::none(),
-          "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
-          "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
-          "Sequence(vocab, params=None, *, seed=S or rng=G, logit_bias=None,\n"
-          "allowed_token_ids=None, banned_token_ids=None, allowed_bitmask=None):\n"
+          "constraints"_a = py::none(),
+          "Sequence(vocab, params=None, *, seed=S or rng=G, constraints=None):\n"
           "the generator stream(S) or a copy of G; params None: the defaults. Raises\n"
           "SampleError for a vocab outside [1, 2^31 - 1] or bad parameters or extras.");
   const auto sample_keywords = [](bool append) {
     return [append](PySequence& self, py::handle logits, py::handle params, std::string_view engine,
-                    bool logprob, bool rank, py::handle logit_bias, py::handle allowed,
-                    py::handle banned, py::handle bitmask, py::handle dtype) {
-      return SampleStep(self, append, logits, params, engine, logprob, rank, logit_bias, allowed,
-                        banned, bitmask, dtype);
+                    bool logprob, bool rank, py::handle constraints, py::handle dtype) {
+      return SampleStep(self, append, logits, params, engine, logprob, rank, constraints, dtype);
     };
   };
   for (const bool append : {true, false}) {
     cls.def(append ? "sample" : "sample_only", sample_keywords(append), "logits"_a, py::kw_only(),
             "params"_a = py::none(), "engine"_a = "fast", "logprob"_a = true, "rank"_a = false,
-            "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
-            "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
-            "dtype"_a = py::none(),
+            "constraints"_a = py::none(), "dtype"_a = py::none(),
             append ? kSampleDoc
                    : "As sample(), without appending the token (the generator advances):\n"
                      "for loops that accept() after the fact.");
@@ -504,7 +500,9 @@ void RegisterSequence(py::module_& m) {
                     " ids, draws_u32=" + std::to_string(s.rng().draws_u32()) + ")";
            }));
 
-  m.def("sample_batch_sequences", &SampleBatchSequences, "sequences"_a, "rows"_a, py::kw_only(),
+  // sample_batch's overload for sequences (C++ sample_batch(sequences, rows)),
+  // tried after the one for stateless rows, which needs rngs.
+  m.def("sample_batch", &SampleBatchSequences, "sequences"_a, "rows"_a, py::kw_only(),
         "params"_a = py::none(), "threads"_a = 0, "engine"_a = "fast", "logprob"_a = true,
         "rank"_a = false, "output"_a = "tokens", "accept"_a = true, "dtype"_a = py::none(),
         "One token per sequence, rows[i] (a 2-D array, rows x V, as sample_batch)\n"

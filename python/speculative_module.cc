@@ -45,12 +45,11 @@ struct Inputs {
   std::vector<int32_t> draft_ids, prompt, generated;
   xs::SamplingParams params;
   std::optional<xs::SamplingParams> draft_params;
-  xs::Extras extras;
+  xs::Constraints extras;
 
   Inputs(py::handle target_rows, py::handle draft_rows, py::handle ids,
          const xs::SamplingParams* p, const xs::SamplingParams* dp, py::handle prompt_ids,
-         py::handle generated_ids, py::handle logit_bias, py::handle allowed,
-         py::handle banned, py::handle bitmask)
+         py::handle generated_ids, const PyConstraints& constraints)
       : target(target_rows, "target_rows"),
         draft(draft_rows, "draft_rows"),
         // Ids as int32 here; verify() checks them against V in its own words.
@@ -58,13 +57,13 @@ struct Inputs {
         prompt(ReadIdList(prompt_ids, "prompt", target.block.vocab)),
         generated(ReadIdList(generated_ids, "generated", target.block.vocab)),
         params(p != nullptr ? *p : xs::SamplingParams{}),
-        extras(ReadExtras(logit_bias, allowed, banned, bitmask, target.block.vocab)) {
+        extras(ReadExtras(constraints, target.block.vocab)) {
     if (dp != nullptr) draft_params = *dp;
   }
   Inputs(const Inputs&) = delete;
 
   xs::Request Request() const {
-    return {{}, prompt, generated, params, extras.Bias(), extras.Mask()};
+    return {{}, prompt, generated, params, extras.bias(), extras.mask()};
   }
   xs::Drafts Drafts() const { return {target.rows, draft.rows, draft_ids, draft_params}; }
 };
@@ -85,11 +84,10 @@ xs::Verified Verify(py::handle target_rows, py::handle draft_rows, py::handle dr
                     const xs::SamplingParams* params, xs::Pcg32& rng,
                     const xs::SamplingParams* draft_params, py::handle prompt,
                     py::handle generated, std::string_view engine, int threads,
-                    py::handle logit_bias, py::handle allowed, py::handle banned,
-                    py::handle bitmask) {
+                    py::handle constraints) {
   const xs::SampleOptions options = WithThreads(ReadOptions(engine, true, false), threads);
   const Inputs in(target_rows, draft_rows, draft_ids, params, draft_params, prompt, generated,
-                  logit_bias, allowed, banned, bitmask);
+                  ReadConstraints(constraints));
   // The generator is marked in use and copied in and out: an error or an
   // interrupt leaves it as it was (python/call_guard.hpp).
   xs::python::CallGuard guard;
@@ -127,7 +125,7 @@ const xs::SamplingParams* ParamsAt(py::handle arg, size_t i, size_t n, const cha
 py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence draft_ids,
                      py::handle params, py::sequence rngs, py::handle draft_params,
                      py::handle prompts, py::handle generated, std::string_view engine,
-                     int threads) {
+                     int threads, py::handle constraints) {
   const xs::SampleOptions options = WithThreads(ReadOptions(engine, true, false), threads);
   const size_t n = targets.size();
   for (const auto& [arg, field] : {std::pair{py::handle(drafts), "drafts"},
@@ -137,12 +135,14 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
   }
   std::vector<std::unique_ptr<Inputs>> inputs;
   std::vector<xs::Pcg32*> gens;
+  // One Constraints for every verification, or a sequence of one each.
+  const bool shared = !py::isinstance<py::sequence>(constraints);
   for (size_t i = 0; i < n; ++i) {
-    const py::handle none = py::none();
     inputs.push_back(std::make_unique<Inputs>(
         targets[i], drafts[i], draft_ids[i], ParamsAt(params, i, n, "params"),
         ParamsAt(draft_params, i, n, "draft_params"), Nth(prompts, i, n, "prompts"),
-        Nth(generated, i, n, "generated"), none, none, none, none));
+        Nth(generated, i, n, "generated"),
+        ReadConstraints(shared ? constraints : Nth(constraints, i, n, "constraints"))));
     gens.push_back(&ListedGenerator(rngs[i], "rngs", i));
   }
   // Every generator marked for the call: all of them advance, or none.
@@ -182,15 +182,15 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
 }
 
 py::tuple Distribution(py::handle logits, const xs::SamplingParams* params, py::handle prompt,
-                       py::handle generated, std::string_view engine, py::handle logit_bias,
-                       py::handle allowed, py::handle banned, py::handle bitmask) {
+                       py::handle generated, std::string_view engine,
+                       py::handle constraints) {
   const xs::SampleOptions options = ReadOptions(engine, true, false);
   const StepRows row = ReadStepRows(logits, 1, "logits", py::none());
   const std::vector<int32_t> p = ReadIdList(prompt, "prompt", row.vocab);
   const std::vector<int32_t> g = ReadIdList(generated, "generated", row.vocab);
-  const xs::Extras extras = ReadExtras(logit_bias, allowed, banned, bitmask, row.vocab);
-  xs::Request r{{}, p, g, params != nullptr ? *params : xs::SamplingParams{}, extras.Bias(),
-                extras.Mask()};
+  const xs::Constraints extras = ReadExtras(ReadConstraints(constraints), row.vocab);
+  xs::Request r{{}, p, g, params != nullptr ? *params : xs::SamplingParams{}, extras.bias(),
+                extras.mask()};
   const xs::Step& s = row.steps[0];
   r.logits = s.logits;
   r.logits16 = s.logits16;
@@ -252,16 +252,14 @@ void RegisterSpeculative(py::module_& m) {
       });
   m.def("distribution", &Distribution, "logits"_a, "params"_a.none(true), py::kw_only(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
-        "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
-        "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
+        "constraints"_a = py::none(),
         "dist(row, params, history) of spec/speculative.md: (ids, probs), the ids of the\n"
         "final kept set whose q is > 0 (ascending) and their q; greedy: step 4's id with\n"
         "1.0. No generator is read. The GIL is released.");
   m.def("verify", &Verify, "target_rows"_a, "draft_rows"_a.none(true), "draft_ids"_a,
         "params"_a.none(true), "rng"_a, py::kw_only(), "draft_params"_a = py::none(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
-        "threads"_a = 1, "logit_bias"_a = py::none(), "allowed_token_ids"_a = py::none(),
-        "banned_token_ids"_a = py::none(), "allowed_bitmask"_a = py::none(),
+        "threads"_a = 1, "constraints"_a = py::none(),
         "Verifies len(draft_ids) draft tokens against the target rows ((gamma + 1) x V\n"
         "float32) and the draft rows (gamma x V; None for a greedy target) on rng, the\n"
         "request's generator: returns Verified (ids, logprobs, tokens, accepted, draws);\n"
@@ -272,11 +270,12 @@ void RegisterSpeculative(py::module_& m) {
   m.def("verify_batch", &VerifyBatch, "target_rows"_a, "draft_rows"_a, "draft_ids"_a,
         "params"_a.none(true), "rngs"_a, py::kw_only(), "draft_params"_a = py::none(),
         "prompts"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
-        "threads"_a = 0,
+        "threads"_a = 0, "constraints"_a = py::none(),
         "verify() for each of many requests, one after the other with the GIL released,\n"
         "each row's passes split across `threads` threads (0: the hardware's count): lists of target rows, draft rows, draft ids and generators; params\n"
         "and draft_params one for all or one per request; prompts and generated one per\n"
-        "request (None: none). Returns a list of Verified, or SampleError for a bad one\n"
+        "request (None: none); constraints one Constraints for all or one per request\n"
+        "(None: none). Returns a list of Verified, or SampleError for a bad one\n"
         "(not raised; its generator untouched).");
 }
 

@@ -41,7 +41,7 @@ extern "C" {
 
 /* A sampler for rows of llama_vocab_n_tokens(vocab) ids: params NULL for
  * the spec's defaults, extras (bias, masks) NULL for none, both copied; the
- * generator is stream(seed, 4). NULL, with the reason logged, when an
+ * generator is stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE). NULL, with the reason logged, when an
  * argument is bad (a parameter out of range names the field and value). */
 struct llama_sampler* exactsample_llama_init(const struct llama_vocab* vocab,
                                              const exactsample_params* params,

@@ -11,11 +11,11 @@ Pcg32::Pcg32(uint64_t initstate, uint64_t seq) {
   draws_u32_ = 0;
 }
 
-Pcg32 Pcg32::Seeded(uint64_t initstate, uint64_t seq) {
+Pcg32 Pcg32::seeded(uint64_t initstate, uint64_t seq) {
   return Pcg32(initstate, seq);
 }
 
-Pcg32 Pcg32::FromState(uint64_t state, uint64_t inc, uint64_t draws_u32) {
+Pcg32 Pcg32::from_state(uint64_t state, uint64_t inc, uint64_t draws_u32) {
   Pcg32 g;
   g.state_ = state;
   g.inc_ = inc;
@@ -68,7 +68,7 @@ uint64_t child_seed(uint64_t seed, uint64_t purpose) {
 }
 
 Pcg32 stream(uint64_t seed, uint64_t purpose) {
-  return Pcg32::Seeded(child_seed(seed, purpose), purpose);
+  return Pcg32::seeded(child_seed(seed, purpose), purpose);
 }
 
 }  // namespace exactsample

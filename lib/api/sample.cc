@@ -21,7 +21,7 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 // is the thread's own, grown to the largest V it validated.
 Result<std::monostate> validate(const Request& request) {
   thread_local Workspace workspace;
-  Pcg32 scratch = Pcg32::FromState(0, 1, 0);
+  Pcg32 scratch = Pcg32::from_state(0, 1, 0);
   const Result<Token> token = sample(request, scratch, workspace);
   if (!token) return token.error();
   return std::monostate{};

@@ -75,8 +75,8 @@ Sequence::Sequence(Sequence&&) noexcept = default;
 Sequence& Sequence::operator=(Sequence&&) noexcept = default;
 Sequence::~Sequence() = default;
 
-Result<Sequence> Sequence::Create(size_t vocab, const SamplingParams& params, Pcg32 rng,
-                                  Extras extras) {
+Result<Sequence> Sequence::create(size_t vocab, const SamplingParams& params, Pcg32 rng,
+                                  Constraints extras) {
   if (vocab == 0 || vocab > static_cast<size_t>(INT32_MAX)) {
     return Error{ErrorCode::invalid_logits, "vocab",
                  "vocab = " + std::to_string(vocab) + ": must be in [1, 2^31 - 1]"};
@@ -85,8 +85,8 @@ Result<Sequence> Sequence::Create(size_t vocab, const SamplingParams& params, Pc
       new State{vocab, params, std::move(extras), rng, rng, {}, {}, detail::HistoryCounts(vocab)});
   Request probe;  // the parameters and extras, checked once
   probe.params = params;
-  probe.bias = state->extras.Bias();
-  probe.mask = state->extras.Mask();
+  probe.bias = state->extras.bias();
+  probe.mask = state->extras.mask();
   if (auto e = checks::ParamsAndExtras(probe, vocab)) return *e;
   return Sequence(std::move(state));
 }
@@ -105,8 +105,8 @@ Result<Request> Sequence::request(const Step& step) const {
   r.prompt = s.prompt;
   r.generated = s.generated;
   r.params = step.params != nullptr ? *step.params : s.params;
-  r.bias = step.bias != nullptr ? *step.bias : s.extras.Bias();
-  r.mask = step.mask != nullptr ? *step.mask : s.extras.Mask();
+  r.bias = step.bias != nullptr ? *step.bias : s.extras.bias();
+  r.mask = step.mask != nullptr ? *step.mask : s.extras.mask();
   // Counts serve only the window they were kept for.
   if (r.params.penalty_last_n == s.params.penalty_last_n) r.history = &s.counts;
   return r;
@@ -215,7 +215,7 @@ void sample_batch(std::span<Sequence* const> sequences, std::span<const Step> ro
 
 size_t Sequence::vocab() const { return s_->vocab; }
 const SamplingParams& Sequence::params() const { return s_->params; }
-const Extras& Sequence::extras() const { return s_->extras; }
+const Constraints& Sequence::constraints() const { return s_->extras; }
 std::span<const int32_t> Sequence::prompt() const { return s_->prompt; }
 std::span<const int32_t> Sequence::generated() const { return s_->generated; }
 Pcg32& Sequence::rng() { return s_->rng; }

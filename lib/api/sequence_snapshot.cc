@@ -161,7 +161,7 @@ Result<Sequence> Sequence::restore(std::span<const uint8_t> bytes) {
   uint64_t g[6];
   for (uint64_t& v : g) v = r.U64();
   if ((g[1] & 1) == 0 || (g[4] & 1) == 0) return Bad("a generator's inc is even");
-  Extras extras;
+  Constraints extras;
   std::vector<int32_t> prompt, generated;
   Reader arrays(body.subspan(4 + r.at()));
   if (!arrays.Array(extras.bias_ids) || !arrays.Array(extras.bias_values) ||
@@ -170,8 +170,8 @@ Result<Sequence> Sequence::restore(std::span<const uint8_t> bytes) {
       !arrays.Array(generated) || arrays.Has(1)) {
     return Bad("the arrays do not match the snapshot's length");
   }
-  Result<Sequence> seq = Create(static_cast<size_t>(vocab), p,
-                                Pcg32::FromState(g[0], g[1], g[2]), std::move(extras));
+  Result<Sequence> seq = create(static_cast<size_t>(vocab), p,
+                                Pcg32::from_state(g[0], g[1], g[2]), std::move(extras));
   if (!seq) return Bad(seq.error().message);
   Sequence out = std::move(seq.value());
   if (auto ok = out.accept_prompt(prompt); !ok) return Bad(ok.error().message);
@@ -180,7 +180,7 @@ Result<Sequence> Sequence::restore(std::span<const uint8_t> bytes) {
       return Bad("generated[" + std::to_string(j) + "]: " + ok.error().message);
     }
   }
-  out.rng() = Pcg32::FromState(g[3], g[4], g[5]);
+  out.rng() = Pcg32::from_state(g[3], g[4], g[5]);
   return out;
 }
 

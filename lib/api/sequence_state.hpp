@@ -13,7 +13,7 @@ namespace exactsample {
 struct Sequence::State {
   size_t vocab;
   SamplingParams params;
-  Extras extras;
+  Constraints extras;
   Pcg32 start;  // where reset() puts the generator
   Pcg32 rng;
   std::vector<int32_t> prompt, generated;

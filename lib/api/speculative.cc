@@ -50,7 +50,7 @@ std::optional<Error> DistributionInto(const Request& r, Workspace& ws,
   const scalar_ref::Choose first = [](const scalar_ref::KeptView& d) {
     return d.All().front().id;
   };
-  Pcg32 unused = Pcg32::FromState(0, 1, 0);
+  Pcg32 unused = Pcg32::from_state(0, 1, 0);
   const Result<Token> token = detail::SampleChoosing(r, unused, ws, o, &first);
   if (!token) return token.error();
   return std::nullopt;
@@ -65,7 +65,7 @@ Result<double> ProbabilityIn(const Request& r, int32_t id, Workspace& ws,
     q = d.Q(id);
     return q > 0 ? id : d.All().front().id;  // a held id; the token is not used
   };
-  Pcg32 unused = Pcg32::FromState(0, 1, 0);
+  Pcg32 unused = Pcg32::from_state(0, 1, 0);
   const Result<Token> token = detail::SampleChoosing(r, unused, ws, options, &look);
   if (!token) return token.error();
   // A greedy distribution is one id with q = 1; it shows no chooser.

@@ -86,6 +86,7 @@ void WriteExtras(const Token& t, const exactsample_extras& x) {
     x.top_logprob_values[j] = t.top[j].logprob;
   }
   if (x.top_count != nullptr) *x.top_count = t.top_count;
+  if (x.rank != nullptr) *x.rank = t.rank;
 }
 
 std::optional<LogitType> LogitTypeOf(int logits_type) {

@@ -38,10 +38,6 @@ struct exactsample_sampler {
   std::vector<exactsample::KeptProb> distribution;
   std::vector<size_t> batch_index;
   std::vector<std::pair<const exactsample_sequence*, size_t>> batch_sequences;
-  // The older batch calls' rows as requests, their refused rows, tokens.
-  std::vector<exactsample_request> wrapped_requests;
-  std::vector<std::string> wrapped_refusals;
-  std::vector<exactsample_token> wrapped_tokens;
 };
 
 struct exactsample_sequence {
@@ -53,7 +49,7 @@ namespace exactsample::c_abi {
 exactsample_status StatusOf(ErrorCode code);
 
 inline Pcg32 ToPcg(const exactsample_rng& r) {
-  return Pcg32::FromState(r.state, r.inc, r.draws_u32);
+  return Pcg32::from_state(r.state, r.inc, r.draws_u32);
 }
 
 inline void FromPcg(const Pcg32& g, exactsample_rng* out) {
@@ -110,21 +106,5 @@ void WriteExtras(const Token& t, const exactsample_extras& x);
 
 // A C logits_type as the C++ type; nullopt for any other int.
 std::optional<LogitType> LogitTypeOf(int logits_type);
-
-// The request calls after their argument checks (lib/c_abi/request.cc),
-// which the older calls wrap too. One request: its fields named after
-// `prefix` ("request.", or "" where they are the caller's own arguments);
-// on error out gets the status, -1 and 0.
-exactsample_status SampleOne(exactsample_sampler& s, exactsample_sequence* sequence,
-                             const exactsample_request& request, exactsample_token& out,
-                             const std::string& prefix);
-// A batch of rows >= 1 requests, row i's fields named "<array_name>[i].x"
-// (array_name empty: "x", the message starting "row i: "). A row whose
-// `refused` entry is not empty fails with that message (INVALID_ARGUMENT)
-// before anything else is checked.
-exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* const* sequences,
-                              const exactsample_request* requests, size_t rows,
-                              exactsample_token* results, int threads,
-                              const std::string& array_name, std::span<const std::string> refused);
 
 }  // namespace exactsample::c_abi

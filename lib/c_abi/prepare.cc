@@ -138,6 +138,7 @@ Problem Prepare(exactsample_sequence* sequence, const exactsample_request& c,
   out.c = &c;
   out.wants_logprob = c.logprob != nullptr;
   out.wants_kept = c.kept_count != nullptr;
+  out.wants_rank = c.extras != nullptr && c.extras->rank != nullptr;
   std::span<const float> f32;
   std::span<const uint16_t> words;
   if (has_candidates) {
@@ -202,6 +203,7 @@ SampleOptions OptionsFor(const PreparedRow& row, Engine engine, int threads,
   o.generated_checked = row.sequence != nullptr ? std::numeric_limits<size_t>::max()
                                                 : row.c->generated_checked;
   o.distribution = row.wants_kept ? distribution : nullptr;
+  o.rank = row.wants_rank;
   return o;
 }
 

@@ -29,17 +29,18 @@ struct PreparedRow {
   SamplingParams params;
   LogitBias bias;
   TokenMask mask;
-  Pcg32 own_rng = Pcg32::FromState(0, 1, 0);  // a stateless row's (a copy of *c->rng)
+  Pcg32 own_rng = Pcg32::from_state(0, 1, 0);  // a stateless row's (a copy of *c->rng)
   Pcg32* rng = nullptr;                        // own_rng, or the sequence's
-  Pcg32 rng_before = Pcg32::FromState(0, 1, 0);  // as it was, should appending fail
+  Pcg32 rng_before = Pcg32::from_state(0, 1, 0);  // as it was, should appending fail
   CandidateRow* candidates = nullptr;  // the row scattered, to be cleared
   bool wants_logprob = false;
   bool wants_kept = false;
+  bool wants_rank = false;
 };
 
-// Checks request `c` (its fields named after `prefix`, e.g. "request.",
-// "requests[3]." or "" for the older calls' own arguments) for row `row` of a call (a batch's row_stride counts from row 0; a single
-// call passes batch = false) and fills `out`, the candidates written into
+// Checks request `c` (its fields named after `prefix`, "request." or
+// "requests[3].") for row `row` of a call (a batch's row_stride counts from
+// row 0; a single call passes batch = false) and fills `out`, the candidates written into
 // `candidates`. On a problem nothing the caller passed in is touched; the
 // candidates row may still hold this row's ids (Clear it in any case).
 Problem Prepare(exactsample_sequence* sequence, const exactsample_request& c,

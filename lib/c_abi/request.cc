@@ -1,6 +1,7 @@
-// exactsample_sample_request and exactsample_sample_requests: every
-// request is checked and converted by Prepare, sampled by the C++ sample()
-// or sample_batch(), and answered by Finish.
+// exactsample_sample_request, exactsample_sample_requests and
+// exactsample_validate_request: every request is checked and converted by
+// Prepare, sampled by the C++ sample() or sample_batch() (or checked by
+// validate()), and answered by Finish.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,9 +21,19 @@ struct ClearCandidates {
   std::vector<CandidateRow>& rows;
   size_t count;
   ~ClearCandidates() {
-    for (size_t i = 0; i < count; ++i) rows[i].Clear();
+    for (size_t i = 0; i < count && i < rows.size(); ++i) rows[i].Clear();
   }
 };
+
+// Checks and converts a single call's request into the sampler's row 0 (the
+// caller clears its candidates row).
+Problem PrepareSingle(exactsample_sampler& s, exactsample_sequence* sequence,
+                      const exactsample_request& request, const std::string& prefix) {
+  if (s.prepared.empty()) s.prepared.resize(1);
+  if (s.candidate_rows.empty()) s.candidate_rows.resize(1);
+  return Prepare(sequence, request, prefix, 0, /*batch=*/false, s.candidate_rows[0],
+                 s.prepared[0]);
+}
 
 // The row's error: its result, its message, and the batch's first.
 void RowFails(exactsample_sampler& s, size_t i, exactsample_status status, std::string message,
@@ -59,21 +70,16 @@ void RejectRepeatedSequences(exactsample_sampler& s, exactsample_sequence* const
   }
 }
 
-}  // namespace
-
-namespace exactsample::c_abi {
-
+// One request, its fields named after `prefix`; on error out gets the
+// status, -1 and 0.
 exactsample_status SampleOne(exactsample_sampler& s, exactsample_sequence* sequence,
                              const exactsample_request& request, exactsample_token& out,
                              const std::string& prefix) {
   const exactsample_status status = Guard(&s, [&] {
-    if (s.prepared.empty()) s.prepared.resize(1);
-    if (s.candidate_rows.empty()) s.candidate_rows.resize(1);
     const ClearCandidates clear{s.candidate_rows, 1};
-    PreparedRow& row = s.prepared[0];
-    const Problem prepared =
-        Prepare(sequence, request, prefix, 0, /*batch=*/false, s.candidate_rows[0], row);
+    const Problem prepared = PrepareSingle(s, sequence, request, prefix);
     if (!prepared.ok()) return Fail(&s, prepared.status, prepared.message);
+    PreparedRow& row = s.prepared[0];
     const auto t = exactsample::sample(row.request, *row.rng, s.workspace,
                                        OptionsFor(row, s.engine, s.threads, &s.distribution));
     if (!t) return Fail(&s, StatusOf(t.error().code), t.error().message);
@@ -84,33 +90,16 @@ exactsample_status SampleOne(exactsample_sampler& s, exactsample_sequence* seque
   return status;
 }
 
+// A batch of rows >= 1 requests, row i's fields named "requests[i].<field>".
 exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* const* sequences,
                               const exactsample_request* requests, size_t rows,
-                              exactsample_token* results, int threads,
-                              const std::string& array_name,
-                              std::span<const std::string> refused) {
+                              exactsample_token* results, int threads) {
   return Guard(&s, [&] {
     s.row_errors.assign(rows, std::string());
     s.prepared.resize(std::max(rows, s.prepared.size()));
     s.candidate_rows.resize(std::max(rows, s.candidate_rows.size()));
     const ClearCandidates clear{s.candidate_rows, rows};
-    // Row i's fields are "<array_name>[i].<field>"; without an array name
-    // (the older calls, whose rows are their own arguments) "<field>", and
-    // the message starts "row i: ".
-    const auto prefix = [&](size_t i) {
-      return array_name.empty() ? std::string() : array_name + "[" + std::to_string(i) + "].";
-    };
-    const auto refuse = [&](size_t i, const Problem& p) {
-      RowFails(s, i, p.status,
-               array_name.empty() ? "row " + std::to_string(i) + ": " + p.message : p.message,
-               results);
-    };
-    for (size_t i = 0; i < rows; ++i) {
-      results[i] = {EXACTSAMPLE_OK, -1, 0.0};
-      if (i < refused.size() && !refused[i].empty()) {
-        refuse(i, {EXACTSAMPLE_INVALID_ARGUMENT, refused[i]});
-      }
-    }
+    for (size_t i = 0; i < rows; ++i) results[i] = {EXACTSAMPLE_OK, -1, 0.0};
     RejectRepeatedSequences(s, sequences, rows, results);
 
     // Rows that want the distribution are sampled alone (the options hold
@@ -128,10 +117,10 @@ exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* cons
       if (results[i].status != EXACTSAMPLE_OK) continue;
       exactsample_sequence* sequence = sequences != nullptr ? sequences[i] : nullptr;
       PreparedRow& row = s.prepared[i];
-      const Problem p =
-          Prepare(sequence, requests[i], prefix(i), i, /*batch=*/true, s.candidate_rows[i], row);
+      const Problem p = Prepare(sequence, requests[i], "requests[" + std::to_string(i) + "].", i,
+                                /*batch=*/true, s.candidate_rows[i], row);
       if (!p.ok()) {
-        refuse(i, p);
+        RowFails(s, i, p.status, p.message, results);
         continue;
       }
       if (row.wants_kept) continue;
@@ -139,6 +128,7 @@ exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* cons
       s.batch_index.push_back(i);
       const auto options = OptionsFor(row, s.engine, s.threads, nullptr);
       batch_options.logprob = batch_options.logprob || options.logprob;
+      batch_options.rank = batch_options.rank || options.rank;
       batch_options.generated_checked =
           std::min(batch_options.generated_checked, options.generated_checked);
     }
@@ -167,7 +157,7 @@ exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* cons
   });
 }
 
-}  // namespace exactsample::c_abi
+}  // namespace
 
 extern "C" {
 
@@ -200,7 +190,23 @@ exactsample_status exactsample_sample_requests(exactsample_sampler* s,
     return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
                 "rows = " + std::to_string(rows) + ": the requests would exceed the address space");
   }
-  return SampleRows(*s, sequences, requests, rows, results, threads, "requests", {});
+  return SampleRows(*s, sequences, requests, rows, results, threads);
+}
+
+exactsample_status exactsample_validate_request(exactsample_sampler* s,
+                                                exactsample_sequence* sequence,
+                                                const exactsample_request* request) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (request == nullptr) return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "request is NULL");
+  return Guard(s, [&] {
+    const ClearCandidates clear{s->candidate_rows, 1};
+    const Problem prepared = PrepareSingle(*s, sequence, *request, "request.");
+    if (!prepared.ok()) return Fail(s, prepared.status, prepared.message);
+    const auto checked = exactsample::validate(s->prepared[0].request);
+    return checked ? EXACTSAMPLE_OK
+                   : Fail(s, StatusOf(checked.error().code), checked.error().message);
+  });
 }
 
 }  // extern "C"

@@ -1,6 +1,6 @@
-// The C ABI over the C++ API: the sampler, generators, targets, the
-// executor hook, and the older sampling calls as thin wrappers over the
-// request calls (lib/c_abi/request.cc). No exception crosses the boundary.
+// The C ABI over the C++ API: the sampler, generators, targets and the
+// executor hook (sampling is in lib/c_abi/request.cc). No exception crosses
+// the boundary.
 #include "exactsample.h"
 
 #include <algorithm>
@@ -20,110 +20,12 @@ namespace {
 using namespace exactsample::c_abi;
 using exactsample::Pcg32;
 
-// A stateless request of the older calls' arguments.
-exactsample_request StatelessRequest(const void* logits, int logits_type, size_t vocab,
-                                     const int32_t* prompt, size_t prompt_len,
-                                     const int32_t* generated, size_t generated_len,
-                                     const exactsample_params* params,
-                                     const exactsample_extras* extras, exactsample_rng* rng,
-                                     double* logprob) {
-  exactsample_request r{};
-  r.struct_size = sizeof r;
-  r.logits = logits;
-  r.logits_type = logits_type;
-  r.vocab = vocab;
-  r.prompt = prompt;
-  r.prompt_len = prompt_len;
-  r.generated = generated;
-  r.generated_len = generated_len;
-  r.rng = rng;
-  r.params = params;
-  r.extras = extras;
-  r.logprob = logprob;
-  return r;
-}
-
 // Names and support do not change while the process runs: list them once,
 // so the names handed out stay valid.
 const std::vector<exactsample::TargetInfo>& CompiledTargets() {
   static const std::vector<exactsample::TargetInfo> targets =
       exactsample::compiled_targets();
   return targets;
-}
-
-// The older batch calls: their shared checks, then row i as a stateless
-// request on row i of the matrix (with extras[i] when extras is not
-// null), its logprob written to *logprob_of(i) (null: not wanted).
-template <class LogprobOf>
-exactsample_status SampleBatch(exactsample_sampler* s, const void* logits, int logits_type,
-                               size_t rows, size_t vocab, size_t row_stride,
-                               const exactsample_row* row_requests,
-                               const exactsample_extras* extras, exactsample_token* results,
-                               int threads, LogprobOf&& logprob_of) {
-  if (logits == nullptr || row_requests == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                logits == nullptr ? "logits is NULL" : "row_requests is NULL");
-  }
-  if (row_stride < vocab) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                "row_stride " + std::to_string(row_stride) +
-                    " is smaller than vocab " + std::to_string(vocab));
-  }
-  // The caller's arrays must fit in memory: rows * row_stride words, and
-  // a result per row.
-  const size_t word = logits_type == EXACTSAMPLE_LOGITS_F32 ? sizeof(float) : sizeof(uint16_t);
-  if (row_stride > PTRDIFF_MAX / word ||
-      rows > PTRDIFF_MAX / std::max({row_stride * word, sizeof(exactsample_token),
-                                     sizeof(exactsample_request)})) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-                std::to_string(rows) + " rows of stride " + std::to_string(row_stride) +
-                    " exceed the address space");
-  }
-  return Guard(s, [&] {
-    s->wrapped_requests.clear();
-    s->wrapped_refusals.assign(rows, std::string());
-    for (size_t i = 0; i < rows; ++i) {
-      const exactsample_row& r = row_requests[i];
-      // These calls always took their parameters (a request's NULL is the defaults).
-      if (r.params == nullptr) s->wrapped_refusals[i] = "params is NULL";
-      s->wrapped_requests.push_back(StatelessRequest(
-          static_cast<const unsigned char*>(logits) + i * row_stride * word, logits_type, vocab,
-          r.prompt, r.prompt_len, r.generated, r.generated_len, r.params,
-          extras != nullptr ? &extras[i] : nullptr, r.rng, logprob_of(i)));
-    }
-    return SampleRows(*s, nullptr, s->wrapped_requests.data(), rows, results, threads,
-                      /*array_name=*/"", s->wrapped_refusals);
-  });
-}
-
-// exactsample_sample_ex and _ex16 after their sampler check.
-exactsample_status SampleOneStateless(exactsample_sampler* s, const void* logits,
-                                      int logits_type, size_t vocab, const int32_t* prompt,
-                                      size_t prompt_len, const int32_t* generated,
-                                      size_t generated_len, const exactsample_params* params,
-                                      const exactsample_extras* extras, exactsample_rng* rng,
-                                      int32_t* id, double* logprob) {
-  if (id == nullptr) return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "id is NULL");
-  if (params == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "params is NULL");
-  }
-  const exactsample_request r = StatelessRequest(logits, logits_type, vocab, prompt, prompt_len,
-                                                 generated, generated_len, params, extras, rng,
-                                                 logprob);
-  exactsample_token t;
-  const exactsample_status status = SampleOne(*s, nullptr, r, t, "");
-  if (status == EXACTSAMPLE_OK) *id = t.id;
-  return status;
-}
-
-bool IsHalfType(int logits_type) {
-  return logits_type == EXACTSAMPLE_LOGITS_F16 || logits_type == EXACTSAMPLE_LOGITS_BF16;
-}
-
-exactsample_status BadHalfType(exactsample_sampler* s, int logits_type) {
-  return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT,
-              "logits_type = " + std::to_string(logits_type) +
-                  ": a 16-bit row is EXACTSAMPLE_LOGITS_F16 (1) or EXACTSAMPLE_LOGITS_BF16 (2)");
 }
 
 }  // namespace
@@ -212,114 +114,6 @@ const char* exactsample_sampler_last_error(const exactsample_sampler* sampler) {
   return sampler == nullptr ? "sampler is NULL" : sampler->last_error.c_str();
 }
 
-exactsample_status exactsample_sample(exactsample_sampler* s, const float* logits,
-                                      size_t vocab, const int32_t* prompt,
-                                      size_t prompt_len, const int32_t* generated,
-                                      size_t generated_len,
-                                      const exactsample_params* params,
-                                      exactsample_rng* rng, int32_t* id,
-                                      double* logprob) {
-  return exactsample_sample_ex(s, logits, vocab, prompt, prompt_len, generated,
-                               generated_len, params, nullptr, rng, id, logprob);
-}
-
-exactsample_status exactsample_sample_ex(exactsample_sampler* s, const float* logits,
-                                         size_t vocab, const int32_t* prompt,
-                                         size_t prompt_len, const int32_t* generated,
-                                         size_t generated_len,
-                                         const exactsample_params* params,
-                                         const exactsample_extras* extras,
-                                         exactsample_rng* rng, int32_t* id,
-                                         double* logprob) {
-  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
-  s->last_error.clear();
-  return SampleOneStateless(s, logits, EXACTSAMPLE_LOGITS_F32, vocab, prompt, prompt_len,
-                            generated, generated_len, params, extras, rng, id, logprob);
-}
-
-exactsample_status exactsample_sample_ex16(exactsample_sampler* s, const uint16_t* logits,
-                                           int logits_type, size_t vocab,
-                                           const int32_t* prompt, size_t prompt_len,
-                                           const int32_t* generated, size_t generated_len,
-                                           const exactsample_params* params,
-                                           const exactsample_extras* extras,
-                                           exactsample_rng* rng, int32_t* id,
-                                           double* logprob) {
-  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
-  s->last_error.clear();
-  if (!IsHalfType(logits_type)) return BadHalfType(s, logits_type);
-  return SampleOneStateless(s, logits, logits_type, vocab, prompt, prompt_len, generated,
-                            generated_len, params, extras, rng, id, logprob);
-}
-
-exactsample_status exactsample_sample_batch(exactsample_sampler* s,
-                                            const float* logits, size_t rows,
-                                            size_t vocab, size_t row_stride,
-                                            const exactsample_row* row_requests,
-                                            exactsample_token* results,
-                                            int threads) {
-  return exactsample_sample_batch_ex(s, logits, rows, vocab, row_stride, row_requests,
-                                     nullptr, results, threads);
-}
-
-exactsample_status exactsample_sample_batch_arrays(
-    exactsample_sampler* s, const float* logits, size_t rows, size_t vocab,
-    size_t row_stride, const exactsample_row* row_requests,
-    exactsample_status* statuses, int32_t* ids, double* logprobs, int threads) {
-  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
-  s->last_error.clear();
-  if (rows == 0) return EXACTSAMPLE_OK;
-  if (statuses == nullptr || ids == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "statuses or ids is NULL");
-  }
-  return Guard(s, [&] {
-    // A token still unset after the call: the batch was refused before
-    // any row (the arrays are then left alone).
-    s->wrapped_tokens.assign(rows, {EXACTSAMPLE_STATUS_MAX_ENUM, -1, 0.0});
-    const exactsample_status status = SampleBatch(
-        s, logits, EXACTSAMPLE_LOGITS_F32, rows, vocab, row_stride, row_requests, nullptr,
-        s->wrapped_tokens.data(), threads,
-        [&](size_t i) { return logprobs != nullptr ? &logprobs[i] : nullptr; });
-    if (s->wrapped_tokens[0].status != EXACTSAMPLE_STATUS_MAX_ENUM) {
-      for (size_t i = 0; i < rows; ++i) {
-        statuses[i] = s->wrapped_tokens[i].status;
-        ids[i] = s->wrapped_tokens[i].id;
-        if (logprobs != nullptr && statuses[i] != EXACTSAMPLE_OK) logprobs[i] = 0.0;
-      }
-    }
-    return status;
-  });
-}
-
-exactsample_status exactsample_sample_batch_ex(
-    exactsample_sampler* s, const float* logits, size_t rows, size_t vocab,
-    size_t row_stride, const exactsample_row* row_requests,
-    const exactsample_extras* extras, exactsample_token* results, int threads) {
-  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
-  s->last_error.clear();
-  if (rows == 0) return EXACTSAMPLE_OK;
-  if (results == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
-  }
-  return SampleBatch(s, logits, EXACTSAMPLE_LOGITS_F32, rows, vocab, row_stride, row_requests,
-                     extras, results, threads, [&](size_t i) { return &results[i].logprob; });
-}
-
-exactsample_status exactsample_sample_batch_ex16(
-    exactsample_sampler* s, const uint16_t* logits, int logits_type, size_t rows,
-    size_t vocab, size_t row_stride, const exactsample_row* row_requests,
-    const exactsample_extras* extras, exactsample_token* results, int threads) {
-  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
-  s->last_error.clear();
-  if (!IsHalfType(logits_type)) return BadHalfType(s, logits_type);
-  if (rows == 0) return EXACTSAMPLE_OK;
-  if (results == nullptr) {
-    return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, "results is NULL");
-  }
-  return SampleBatch(s, logits, logits_type, rows, vocab, row_stride, row_requests, extras,
-                     results, threads, [&](size_t i) { return &results[i].logprob; });
-}
-
 const char* exactsample_sampler_row_error(const exactsample_sampler* s,
                                           size_t row) {
   if (s == nullptr) return "sampler is NULL";
@@ -355,7 +149,7 @@ namespace {
 class HostExecutor final : public exactsample::Executor {
  public:
   explicit HostExecutor(const exactsample_executor& e) : e_(e) {}
-  void Submit(size_t n, void (*task)(void*), void* arg) override {
+  void submit(size_t n, void (*task)(void*), void* arg) override {
     e_.submit(e_.user, n, task, arg);
   }
 
@@ -383,6 +177,6 @@ exactsample_status exactsample_sampler_set_executor(exactsample_sampler* s,
   });
 }
 
-void exactsample_shutdown_pool(void) { exactsample::shutdown_library_pool(); }
+void exactsample_shutdown_library_pool(void) { exactsample::shutdown_library_pool(); }
 
 }  // extern "C"

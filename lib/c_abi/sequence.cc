@@ -31,8 +31,8 @@ exactsample_status Created(exactsample_sampler* s, exactsample::Result<exactsamp
 }
 
 // The config's bias and masks as owned lists.
-exactsample::Extras ExtrasOf(const exactsample_extras& x) {
-  exactsample::Extras e;
+exactsample::Constraints ExtrasOf(const exactsample_extras& x) {
+  exactsample::Constraints e;
   e.bias_ids.assign(x.bias_ids, x.bias_ids + x.bias_len);
   e.bias_values.assign(x.bias_values, x.bias_values + x.bias_len);
   e.allowed.assign(x.allowed_ids, x.allowed_ids + x.allowed_len);
@@ -69,7 +69,7 @@ exactsample_status exactsample_sequence_create(exactsample_sampler* s,
   return Guard(s, [&] {
     exactsample::SamplingParams params =
         config->params != nullptr ? ToParams(*config->params) : exactsample::SamplingParams{};
-    exactsample::Extras extras;
+    exactsample::Constraints extras;
     if (config->extras != nullptr) {
       params.top_logprobs = config->extras->top_logprobs;
       extras = ExtrasOf(*config->extras);
@@ -77,7 +77,7 @@ exactsample_status exactsample_sequence_create(exactsample_sampler* s,
     const exactsample::Pcg32 rng =
         config->rng != nullptr ? ToPcg(*config->rng)
                                : exactsample::stream(config->seed, exactsample::Purpose::sample);
-    return Created(s, exactsample::Sequence::Create(config->vocab, params, rng, std::move(extras)),
+    return Created(s, exactsample::Sequence::create(config->vocab, params, rng, std::move(extras)),
                    out);
   });
 }
@@ -125,6 +125,17 @@ exactsample_status exactsample_sequence_accept_prompt(exactsample_sampler* s,
   }
   return Guard(s, [&] {
     const auto r = sequence->sequence.accept_prompt({ids, n});
+    return r ? EXACTSAMPLE_OK : Fail(s, StatusOf(r.error().code), r.error().message);
+  });
+}
+
+exactsample_status exactsample_sequence_truncate(exactsample_sampler* s,
+                                                 exactsample_sequence* sequence, size_t length) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (sequence == nullptr) return NullArgument(s, "sequence");
+  return Guard(s, [&] {
+    const auto r = sequence->sequence.truncate(length);
     return r ? EXACTSAMPLE_OK : Fail(s, StatusOf(r.error().code), r.error().message);
   });
 }

@@ -3,7 +3,7 @@
  *
  * Threading: an exactsample_sampler holds scratch memory and the last error
  * message; use one per thread (or guard it). Different samplers may be used
- * from different threads at once. exactsample_sample_batch spreads rows over
+ * from different threads at once. exactsample_sample_requests spreads rows over
  * helper threads itself (the library pool, or the sampler's executor). exactsample_testing_force_target (for audits,
  * tests and benchmarks) is process-wide: call it before sampling starts,
  * not while other threads sample. Generators
@@ -85,19 +85,9 @@ typedef struct exactsample_rng {
 
 typedef struct exactsample_sampler exactsample_sampler;
 
-/* One row of a batch: its logits are row i of the batch matrix. */
-typedef struct exactsample_row {
-  const int32_t* prompt;
-  size_t prompt_len;
-  const int32_t* generated;
-  size_t generated_len;
-  const exactsample_params* params;
-  exactsample_rng* rng;
-} exactsample_row;
-
-/* The library's additions around the spec for exactsample_sample_ex (the
- * rules are in docs/beyond-spec.md): a logit bias, a mask, the processed logprob and
- * the top-N logprobs. Zero it and set struct_size =
+/* The library's additions around the spec for a request (the rules are in
+ * docs/beyond-spec.md): a logit bias, a mask, the processed logprob, the
+ * top-N logprobs and the rank. Zero it and set struct_size =
  * sizeof(exactsample_extras); a NULL pointer with length 0 is "none", and
  * each output pointer may be NULL (not wanted). */
 typedef struct exactsample_extras {
@@ -126,12 +116,14 @@ typedef struct exactsample_extras {
   size_t* top_count;
   /* (t[id] - M_K) - log(Z_K) over the final kept set; 0.0 when greedy. */
   double* processed_logprob;
+  /* The token's place among all V ids in the order of the top logprobs,
+   * (logprob desc, id asc), from 1 (C++ Token::rank); NULL: not computed
+   * (it costs an O(V) count and the logprob's softmax). */
+  int64_t* rank;
 } exactsample_extras;
 
-/* The element type of a row of logits: f32 (exactsample_sample and the
- * other calls taking const float*), or 16-bit words in host byte order
- * (exactsample_sample_ex16, exactsample_sample_batch_ex16): IEEE binary16
- * or bfloat16 (the upper half of an f32). A word widens to f32 exactly,
+/* The element type of a row of logits (exactsample_request.logits_type):
+ * f32, or 16-bit words in host byte order: IEEE binary16 or bfloat16 (the upper half of an f32). A word widens to f32 exactly,
  * and the result is the one for that f32 row; a NaN or +inf word is
  * rejected as a NaN or +inf float is (EXACTSAMPLE_INVALID_LOGITS). */
 typedef enum exactsample_logits_type {
@@ -170,8 +162,8 @@ EXACTSAMPLE_API exactsample_status exactsample_rng_next_u32(exactsample_rng* rng
 EXACTSAMPLE_API exactsample_status exactsample_sampler_create(
     int engine, exactsample_sampler** out);
 EXACTSAMPLE_API void exactsample_sampler_destroy(exactsample_sampler* sampler);
-/* Threads that split one row's work in exactsample_sample (the fast
- * engine's SampleOptions::threads; 1 after create): 1 to 64. Results are
+/* Threads that split one row's work in exactsample_sample_request (the
+ * fast engine's SampleOptions::threads; 1 after create): 1 to 64. Results are
  * the same bits for every count. Inside a batch each row runs on one
  * thread. Any other value returns EXACTSAMPLE_INVALID_ARGUMENT, names the
  * value in the last error and keeps the previous count. */
@@ -182,83 +174,13 @@ EXACTSAMPLE_API exactsample_status exactsample_sampler_set_threads(
 EXACTSAMPLE_API const char* exactsample_sampler_last_error(
     const exactsample_sampler* sampler);
 
-/* One token from `vocab` f32 logits. logprob may be NULL: the logprob is
- * then not computed, which skips the softmax over all ids where no other
- * step needs it (top-k, greedy); the id and the generator position are the
- * same either way. On error *id and *logprob are not written and rng is
- * unchanged. */
-EXACTSAMPLE_API exactsample_status exactsample_sample(
-    exactsample_sampler* sampler, const float* logits, size_t vocab,
-    const int32_t* prompt, size_t prompt_len, const int32_t* generated,
-    size_t generated_len, const exactsample_params* params,
-    exactsample_rng* rng, int32_t* id, double* logprob);
-
-/* exactsample_sample with a logit bias, a mask and more outputs; extras
- * may be NULL (then it is exactsample_sample). Bad extras (ids outside
- * [0, vocab), a non-finite bias, a short bitmask, N outside [0, 20], every
- * id masked out) return an error naming the field; nothing is written and
- * rng is unchanged. */
-EXACTSAMPLE_API exactsample_status exactsample_sample_ex(
-    exactsample_sampler* sampler, const float* logits, size_t vocab,
-    const int32_t* prompt, size_t prompt_len, const int32_t* generated,
-    size_t generated_len, const exactsample_params* params,
-    const exactsample_extras* extras, exactsample_rng* rng, int32_t* id,
-    double* logprob);
-
-/* exactsample_sample_ex over `vocab` 16-bit words read in place:
- * logits_type EXACTSAMPLE_LOGITS_F16 or EXACTSAMPLE_LOGITS_BF16 (an int;
- * any other value is EXACTSAMPLE_INVALID_ARGUMENT). */
-EXACTSAMPLE_API exactsample_status exactsample_sample_ex16(
-    exactsample_sampler* sampler, const uint16_t* logits, int logits_type,
-    size_t vocab, const int32_t* prompt, size_t prompt_len,
-    const int32_t* generated, size_t generated_len,
-    const exactsample_params* params, const exactsample_extras* extras,
-    exactsample_rng* rng, int32_t* id, double* logprob);
-
-/* One token per row of a rows x vocab matrix whose row i starts at
- * logits + i * row_stride (row_stride >= vocab floats). results[i] gets the
- * row's status, id and logprob; a bad row does not stop the others, and
- * exactsample_sampler_row_error gives its message. threads <= 0: the
- * hardware's thread count; on the library pool no more than the cores no
- * other runnable thread holds at the call. Returns EXACTSAMPLE_OK when every row was sampled, else the
- * first failing row's status (or INVALID_ARGUMENT for bad arguments). */
-EXACTSAMPLE_API exactsample_status exactsample_sample_batch(
-    exactsample_sampler* sampler, const float* logits, size_t rows,
-    size_t vocab, size_t row_stride, const exactsample_row* row_requests,
-    exactsample_token* results, int threads);
-/* The same batch with its outputs in arrays of `rows` entries: statuses[i],
- * ids[i] (-1 for a failed row) and logprobs[i] (0 for a failed row).
- * logprobs may be NULL: no logprob is computed (as with a NULL logprob in
- * exactsample_sample); ids and generators are the same either way. */
-EXACTSAMPLE_API exactsample_status exactsample_sample_batch_arrays(
-    exactsample_sampler* sampler, const float* logits, size_t rows,
-    size_t vocab, size_t row_stride, const exactsample_row* row_requests,
-    exactsample_status* statuses, int32_t* ids, double* logprobs, int threads);
-/* exactsample_sample_batch with row i's bias, mask and top-N from
- * extras[i] (rows entries, each as in exactsample_sample_ex, its outputs
- * written when the row is sampled; extras NULL: none, exactsample_sample_batch). */
-EXACTSAMPLE_API exactsample_status exactsample_sample_batch_ex(
-    exactsample_sampler* sampler, const float* logits, size_t rows,
-    size_t vocab, size_t row_stride, const exactsample_row* row_requests,
-    const exactsample_extras* extras, exactsample_token* results, int threads);
-/* exactsample_sample_batch_ex over rows of 16-bit words (logits_type as in
- * exactsample_sample_ex16): row i starts at logits + i * row_stride
- * (row_stride >= vocab words). */
-EXACTSAMPLE_API exactsample_status exactsample_sample_batch_ex16(
-    exactsample_sampler* sampler, const uint16_t* logits, int logits_type,
-    size_t rows, size_t vocab, size_t row_stride,
-    const exactsample_row* row_requests, const exactsample_extras* extras,
-    exactsample_token* results, int threads);
-EXACTSAMPLE_API const char* exactsample_sampler_row_error(
-    const exactsample_sampler* sampler, size_t row);
-
 /* Sequences and requests (docs/c-sequence.md): the one way through. A
  * sequence follows one request from step to step: its parameters and
  * extras, its generator, its prompt and generated ids and the per-id counts
  * the penalties need, kept up to date as tokens arrive, so that a token
- * costs the same at step 1 and at step 100,000. Its tokens equal
- * exactsample_sample_ex with the same row, full history, parameters and
- * generator, bit for bit. A sequence is a plain object: one call at a time
+ * costs the same at step 1 and at step 100,000. Its tokens equal a
+ * stateless exactsample_sample_request with the same row, full history,
+ * parameters, extras and generator, bit for bit. A sequence is a plain object: one call at a time
  * on it (calls on different sequences may run on different threads, each
  * with its own sampler). Every call that fails leaves the sequence as it
  * was and takes no draw; the sampler's last error names the field and the
@@ -273,7 +195,7 @@ typedef struct exactsample_sequence_config {
   /* Bias, masks and top_logprobs N copied; its output pointers are
    * ignored (a request's extras receive outputs); NULL: none. */
   const exactsample_extras* extras;
-  uint64_t seed;                     /* the generator: stream(seed, 4) */
+  uint64_t seed;                     /* the generator: stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE) */
   const exactsample_rng* rng;        /* non-NULL: this handed-over state instead */
 } exactsample_sequence_config;
 
@@ -299,6 +221,13 @@ EXACTSAMPLE_API exactsample_status exactsample_sequence_accept(
 EXACTSAMPLE_API exactsample_status exactsample_sequence_accept_prompt(
     exactsample_sampler* sampler, exactsample_sequence* sequence,
     const int32_t* ids, size_t n);
+/* Keeps the first `length` generated ids and drops the rest (a rollback:
+ * tokens the caller rejects, another branch); the generator stays where it
+ * is. A length above the generated ids' count is
+ * EXACTSAMPLE_INVALID_PARAMETER (as C++ Sequence::truncate), and nothing
+ * changes. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_truncate(
+    exactsample_sampler* sampler, exactsample_sequence* sequence, size_t length);
 /* The generator's current state. */
 EXACTSAMPLE_API exactsample_status exactsample_sequence_rng(
     const exactsample_sequence* sequence, exactsample_rng* out);
@@ -378,17 +307,31 @@ typedef struct exactsample_request {
 EXACTSAMPLE_API exactsample_status exactsample_sample_request(
     exactsample_sampler* sampler, exactsample_sequence* sequence,
     const exactsample_request* request, exactsample_token* out);
-/* A batch across threads (threads <= 0: the hardware's count): requests[i]
- * on sequences[i] (sequences NULL, or sequences[i] NULL: a stateless row);
- * a sequence appears at most once. results[i] is what
- * exactsample_sample_request gives for row i alone; a bad row does not stop
- * the others, and exactsample_sampler_row_error gives its message. Returns
- * EXACTSAMPLE_OK when every row was sampled, else the first failing row's
- * status. */
+/* The status exactsample_sample_request would return for this request,
+ * with the same last error, without sampling: the whole sampling path runs
+ * on a scratch generator (C++ validate), so a bias, mask, penalty or
+ * temperature that only the steps find wrong is reported too. Nothing is
+ * written: no output, no generator, no sequence change. */
+EXACTSAMPLE_API exactsample_status exactsample_validate_request(
+    exactsample_sampler* sampler, exactsample_sequence* sequence,
+    const exactsample_request* request);
+/* A batch across threads (threads <= 0: the hardware's count; on the
+ * library pool no more than the cores no other runnable thread holds at
+ * the call): requests[i] on sequences[i] (sequences NULL, or sequences[i]
+ * NULL: a stateless row); a sequence appears at most once. results[i] is
+ * what exactsample_sample_request gives for row i alone; a bad row does not
+ * stop the others, and exactsample_sampler_row_error gives its message.
+ * Returns EXACTSAMPLE_OK when every row was sampled, else the first failing
+ * row's status. */
 EXACTSAMPLE_API exactsample_status exactsample_sample_requests(
     exactsample_sampler* sampler, exactsample_sequence* const* sequences,
     const exactsample_request* requests, size_t rows,
     exactsample_token* results, int threads);
+/* The message of row `row` of the sampler's last batch
+ * (exactsample_sample_requests, exactsample_verify_batch): "" for a row
+ * that succeeded; valid until the next call on this sampler. */
+EXACTSAMPLE_API const char* exactsample_sampler_row_error(
+    const exactsample_sampler* sampler, size_t row);
 
 /* Speculative decoding, exact (docs/spec.md, "Speculative decoding"; docs/speculative.md).
  *
@@ -530,7 +473,7 @@ EXACTSAMPLE_API exactsample_status exactsample_sampler_set_executor(
 
 /* Joins the library pool's threads now (a later call starts them again);
  * call it while no sampling call runs. */
-EXACTSAMPLE_API void exactsample_shutdown_pool(void);
+EXACTSAMPLE_API void exactsample_shutdown_library_pool(void);
 
 #ifdef __cplusplus
 }

@@ -50,11 +50,11 @@ enum RowState : uint8_t {
 struct RowSlot {
   std::atomic<uint8_t> state{kFree};
   std::optional<Result<Token>> result;
-  Pcg32 rng = Pcg32::FromState(0, 1, 0);
+  Pcg32 rng = Pcg32::from_state(0, 1, 0);
   // The caller's alone: a row it took from a helper inside its copy is
   // sampled with a copy of the row's generator (the helper may still be
   // reading the generator), written back once no helper copies.
-  Pcg32 taken_rng = Pcg32::FromState(0, 1, 0);
+  Pcg32 taken_rng = Pcg32::from_state(0, 1, 0);
   bool write_back = false;
 };
 
@@ -216,7 +216,7 @@ BatchWorkspace::~BatchWorkspace() = default;
 BatchWorkspace::BatchWorkspace(BatchWorkspace&&) noexcept = default;
 BatchWorkspace& BatchWorkspace::operator=(BatchWorkspace&&) noexcept = default;
 
-Workspace& BatchWorkspace::ForThread(size_t thread) {
+Workspace& BatchWorkspace::for_thread(size_t thread) {
   if (impl_->per_thread.size() <= thread) impl_->per_thread.resize(thread + 1);
   return impl_->per_thread[thread];
 }
@@ -231,7 +231,7 @@ void sample_batch(std::span<const BatchRow> rows,
   const size_t count = rows.size();
   results.assign(count, Token{});
   detail::BatchWorkspaceImpl& impl = detail::WorkspaceAccess::Of(workspace);
-  Workspace& ws = workspace.ForThread(0);
+  Workspace& ws = workspace.for_thread(0);
   threads::SetExecutor(ws, impl.executor);
   // A row that cannot allocate gets out_of_memory and the others are
   // sampled; its generator is untouched (the draw comes after every

@@ -58,7 +58,7 @@ std::atomic<FreeCoresHook> g_free_cores_hook{nullptr};
 // spins (SpinWhile: other work on the core runs) for as long as the recent
 // gaps between submissions, when they are short, so that the next call
 // finds it awake, and then sleeps on the condition variable. A caller's
-// Submit never blocks on a worker: when it cannot take the queue's lock at
+// submit never blocks on a worker: when it cannot take the queue's lock at
 // once, its tasks are not queued.
 class Pool final : public Executor {
  public:
@@ -66,7 +66,7 @@ class Pool final : public Executor {
 
   ~Pool() override { Shutdown(); }
 
-  void Submit(size_t n, void (*task)(void*), void* arg) override {
+  void submit(size_t n, void (*task)(void*), void* arg) override {
     if (n == 0) return;
     std::unique_lock<std::mutex> lock = TryLock();
     if (!lock.owns_lock()) return;  // no helpers this time: the caller does the work
@@ -280,7 +280,7 @@ void HelperTask(void* token) {
 
 void SubmitHelpers(Executor* chosen, size_t n, void* token) noexcept {
   try {
-    (chosen != nullptr ? *chosen : ThePool()).Submit(n, HelperTask, token);
+    (chosen != nullptr ? *chosen : ThePool()).submit(n, HelperTask, token);
   } catch (...) {
     // No helper comes for what was not handed over: the caller does it.
   }

@@ -89,7 +89,7 @@ struct Superseded {};
 
 // How long an idle worker of the library pool spins before it sleeps, for
 // the last kSubmissionGaps gaps between submissions: waking a sleeping
-// thread costs 40 to 80 us on a VM (and the waking Submit 15 to 20 us of
+// thread costs 40 to 80 us on a VM (and the waking submit 15 to 20 us of
 // system call), a third of a one-thread call at V = 128256, so it stays
 // awake across gaps like the recent ones (the longest of them, 1.25 times:
 // a call's two passes, or a one-thread call between two split ones, make

@@ -1,6 +1,6 @@
 # Type stubs of the compiled module exactsample._exactsample.
 import enum
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union, overload
 from typing import Sequence as SequenceOf
 
 __version__: str
@@ -40,6 +40,27 @@ class Pcg32:
     def __deepcopy__(self, memo: Any) -> Pcg32: ...
 
 def stream(seed: int, purpose: Union[Purpose, int] = Purpose.SAMPLE) -> Pcg32: ...
+
+Bias = Optional[Mapping[Union[int, str], float]]
+
+# A request's bias and masks (the constraints= of every sampling call),
+# read and checked against V by the call that uses them.
+class Constraints:
+    logit_bias: Bias  # {id: bias}, keys ints or ids in canonical decimal
+    allowed_token_ids: Ids  # an empty one allows nothing: an error
+    banned_token_ids: Ids
+    allowed_bitmask: Optional[ArrayLike]  # uint32 or int32 words, bit i % 32 of word i / 32
+    def __init__(
+        self,
+        *,
+        logit_bias: Bias = None,
+        allowed_token_ids: Ids = None,
+        banned_token_ids: Ids = None,
+        allowed_bitmask: Optional[ArrayLike] = None,
+    ) -> None: ...
+
+# sample_batch's and verify_batch's: one for every row, or one per row.
+BatchConstraints = Union[Constraints, SequenceOf[Optional[Constraints]], None]
 
 class SamplingParams:
     temperature: float
@@ -97,7 +118,7 @@ class BatchArrays:
     @property
     def errors(self) -> dict[int, SampleError]: ...  # the rows that failed
 
-# What sample_batch and sample_batch_sequences return: Token or SampleError
+# What sample_batch (of rows or of sequences) returns: Token or SampleError
 # per row (output="tokens"), or the arrays (output="numpy" or "torch").
 BatchResults = Union[list[Union[Token, SampleError]], BatchArrays]
 
@@ -111,7 +132,7 @@ class TargetInfo:
     @property
     def exp(self) -> str: ...
 
-def targets() -> list[TargetInfo]: ...
+def compiled_targets() -> list[TargetInfo]: ...
 def exp_choice() -> str: ...
 def sample(
     logits: ArrayLike,
@@ -123,10 +144,7 @@ def sample(
     engine: str = "fast",
     logprob: bool = True,
     rank: bool = False,
-    logit_bias: Optional[Mapping[Union[int, str], float]] = None,
-    allowed_token_ids: Ids = None,
-    banned_token_ids: Ids = None,
-    allowed_bitmask: Optional[ArrayLike] = None,
+    constraints: Optional[Constraints] = None,
     dtype: Optional[str] = None,
 ) -> Token: ...
 def validate(
@@ -135,12 +153,10 @@ def validate(
     *,
     prompt: Ids = None,
     generated: Ids = None,
-    logit_bias: Optional[Mapping[Union[int, str], float]] = None,
-    allowed_token_ids: Ids = None,
-    banned_token_ids: Ids = None,
-    allowed_bitmask: Optional[ArrayLike] = None,
+    constraints: Optional[Constraints] = None,
     dtype: Optional[str] = None,
 ) -> None: ...
+@overload
 def sample_batch(
     rows: ArrayLike,
     params: Union[SamplingParams, SequenceOf[Optional[SamplingParams]], None],
@@ -153,14 +169,10 @@ def sample_batch(
     logprob: bool = True,
     rank: bool = False,
     output: str = "tokens",
-    logit_bias: Union[Mapping[Union[int, str], float], SequenceOf[Optional[Mapping[Union[int, str], float]]], None] = None,
-    allowed_token_ids: Optional[SequenceOf[Ids]] = None,
-    banned_token_ids: Optional[SequenceOf[Ids]] = None,
-    allowed_bitmask: Optional[SequenceOf[Optional[ArrayLike]]] = None,
+    constraints: BatchConstraints = None,
     dtype: Optional[str] = None,
 ) -> BatchResults: ...
 
-Bias = Optional[Mapping[Union[int, str], float]]
 
 # One request followed from step to step (docs/sequence.md). Used by one
 # thread at a time: a call that finds it in use raises RuntimeError.
@@ -172,10 +184,7 @@ class Sequence:
         *,
         seed: Optional[int] = None,
         rng: Optional[Pcg32] = None,
-        logit_bias: Bias = None,
-        allowed_token_ids: Ids = None,
-        banned_token_ids: Ids = None,
-        allowed_bitmask: Optional[ArrayLike] = None,
+        constraints: Optional[Constraints] = None,
     ) -> None: ...
     def sample(
         self,
@@ -185,10 +194,7 @@ class Sequence:
         engine: str = "fast",
         logprob: bool = True,
         rank: bool = False,
-        logit_bias: Bias = None,
-        allowed_token_ids: Ids = None,
-        banned_token_ids: Ids = None,
-        allowed_bitmask: Optional[ArrayLike] = None,
+        constraints: Optional[Constraints] = None,
         dtype: Optional[str] = None,
     ) -> Token: ...
     sample_only = sample  # the same arguments; the token is not appended
@@ -224,7 +230,8 @@ class Sequence:
     @rng.setter
     def rng(self, rng: Pcg32) -> None: ...
 
-def sample_batch_sequences(
+@overload
+def sample_batch(
     sequences: SequenceOf[Sequence],
     rows: ArrayLike,
     *,
@@ -258,10 +265,7 @@ def distribution(
     prompt: Ids = None,
     generated: Ids = None,
     engine: str = "fast",
-    logit_bias: Optional[Mapping[Union[int, str], float]] = None,
-    allowed_token_ids: Ids = None,
-    banned_token_ids: Ids = None,
-    allowed_bitmask: Optional[ArrayLike] = None,
+    constraints: Optional[Constraints] = None,
 ) -> tuple[list[int], list[float]]: ...
 def verify(
     target_rows: ArrayLike,  # (gamma + 1) x V float32
@@ -275,10 +279,7 @@ def verify(
     generated: Ids = None,
     engine: str = "fast",
     threads: int = 1,
-    logit_bias: Optional[Mapping[Union[int, str], float]] = None,
-    allowed_token_ids: Ids = None,
-    banned_token_ids: Ids = None,
-    allowed_bitmask: Optional[ArrayLike] = None,
+    constraints: Optional[Constraints] = None,
 ) -> Verified: ...
 def verify_batch(
     target_rows: SequenceOf[ArrayLike],
@@ -292,6 +293,7 @@ def verify_batch(
     generated: Optional[SequenceOf[Ids]] = None,
     engine: str = "fast",
     threads: int = 0,
+    constraints: BatchConstraints = None,
 ) -> list[Union[Verified, SampleError]]: ...
 
 class testing:

@@ -28,7 +28,7 @@ static_assert(!std::is_convertible_v<uint64_t, Pcg32>);
 TEST(Pcg32, NextU32OfDefaultSequence) {
   ASSERT_FALSE(Vectors()["next_u32"].empty());
   for (const auto& [seed, outputs] : Vectors()["next_u32"].items()) {
-    Pcg32 g = Pcg32::Seeded(Seed(seed), Vectors()["default_seq"].get<uint64_t>());
+    Pcg32 g = Pcg32::seeded(Seed(seed), Vectors()["default_seq"].get<uint64_t>());
     for (const auto& want : outputs) {
       EXPECT_EQ(g.next_u32(), want.get<uint32_t>()) << "seed " << seed;
     }
@@ -36,12 +36,12 @@ TEST(Pcg32, NextU32OfDefaultSequence) {
 }
 
 TEST(Pcg32, SpecExamples) {
-  Pcg32 g = Pcg32::Seeded(42);
+  Pcg32 g = Pcg32::seeded(42);
   for (uint32_t want : {0xa15c02b7u, 0x7b47f409u, 0xba1d3330u, 0x83d2f293u,
                         0xbfa4784bu, 0xcbed606eu}) {
     EXPECT_EQ(g.next_u32(), want);
   }
-  EXPECT_EQ(Bits(Pcg32::Seeded(0).uniform_f64()), Bits(0.2803122753265841));
+  EXPECT_EQ(Bits(Pcg32::seeded(0).uniform_f64()), Bits(0.2803122753265841));
   EXPECT_EQ(child_seed(0, 4), 0xF88BB8A8724C81ECULL);
   EXPECT_EQ(Bits(stream(0, Purpose::sample).uniform_f64()),
             Bits(0.8020949661137535));
@@ -50,7 +50,7 @@ TEST(Pcg32, SpecExamples) {
 TEST(Pcg32, UniformF64) {
   ASSERT_FALSE(Vectors()["uniform_f64"].empty());
   for (const auto& [seed, outputs] : Vectors()["uniform_f64"].items()) {
-    Pcg32 g = Pcg32::Seeded(Seed(seed));
+    Pcg32 g = Pcg32::seeded(Seed(seed));
     for (const auto& want : outputs) {
       EXPECT_EQ(Bits(g.uniform_f64()), Bits(want.get<double>())) << seed;
     }
@@ -107,7 +107,7 @@ TEST(Pcg32, AdvanceEqualsCallsForManyLengths) {
 TEST(Pcg32, HandOffThroughPlainFields) {
   Pcg32 a = stream(99, Purpose::sample);
   a.uniform_f64();
-  Pcg32 b = Pcg32::FromState(a.state(), a.inc(), a.draws_u32());
+  Pcg32 b = Pcg32::from_state(a.state(), a.inc(), a.draws_u32());
   EXPECT_EQ(a, b);
   EXPECT_EQ(Bits(a.uniform_f64()), Bits(b.uniform_f64()));
   EXPECT_EQ(b.draws_u32(), 4u);

@@ -38,7 +38,7 @@ void ExpectSameToken(const Result<Token>& a, const Result<Token>& b, const std::
   }
 }
 
-Extras ExtrasOf(const test::RandomCase& c) {
+Constraints ConstraintsOf(const test::RandomCase& c) {
   return {c.bias_ids, c.bias_values, c.allowed, c.banned, c.allowed_bits};
 }
 
@@ -70,8 +70,8 @@ void RunAgainstStateless(const test::RandomCase& c, int64_t window, size_t steps
                          Engine engine, test::CaseMaker& make, const std::string& where) {
   SamplingParams params = c.params;
   params.penalty_last_n = window;
-  auto made = Sequence::Create(c.logits.size(), params, stream(c.seed, Purpose::sample),
-                               ExtrasOf(c));
+  auto made = Sequence::create(c.logits.size(), params, stream(c.seed, Purpose::sample),
+                               ConstraintsOf(c));
   ASSERT_TRUE(made) << made.error().message;
   Sequence seq = std::move(made.value());
   ASSERT_TRUE(seq.accept_prompt(c.prompt));
@@ -197,7 +197,7 @@ TEST(Sequence, LongHistoriesGiveTheStatelessErrors) {
     for (const auto& [said, bad] : {std::pair{"every logit is -inf", &all_masked},
                                     std::pair{"penalties make every logit -inf", &all_penalised},
                                     std::pair{" nan (", &nan}}) {
-      auto made = Sequence::Create(bad->logits.size(), bad->params, stream(1, Purpose::sample));
+      auto made = Sequence::create(bad->logits.size(), bad->params, stream(1, Purpose::sample));
       ASSERT_TRUE(made);
       Sequence seq = std::move(made.value());
       ASSERT_TRUE(seq.accept_prompt(bad->prompt));
@@ -262,7 +262,7 @@ Sequence MakeSequence(size_t vocab, uint64_t seed, int64_t window = 0) {
   p.repetition_penalty = 1.2;
   p.frequency_penalty = 0.3;
   p.penalty_last_n = window;
-  auto made = Sequence::Create(vocab, p, stream(seed, Purpose::sample));
+  auto made = Sequence::create(vocab, p, stream(seed, Purpose::sample));
   EXPECT_TRUE(made) << made.error().message;
   return std::move(made.value());
 }
@@ -375,11 +375,11 @@ TEST(Sequence, BadInputIsAnErrorAndChangesNothing) {
 
   SamplingParams bad;
   bad.penalty_last_n = -1;
-  const auto c = Sequence::Create(vocab, bad, stream(1, Purpose::sample));
+  const auto c = Sequence::create(vocab, bad, stream(1, Purpose::sample));
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().field, "penalty_last_n");
-  EXPECT_FALSE(Sequence::Create(0, {}, stream(1, Purpose::sample)));
-  const auto e = Sequence::Create(vocab, {}, stream(1, Purpose::sample), {.bias_ids = {64}, .bias_values = {1.0}});
+  EXPECT_FALSE(Sequence::create(0, {}, stream(1, Purpose::sample)));
+  const auto e = Sequence::create(vocab, {}, stream(1, Purpose::sample), {.bias_ids = {64}, .bias_values = {1.0}});
   ASSERT_FALSE(e);
   EXPECT_EQ(e.error().field, "logit_bias");
 }

@@ -178,7 +178,7 @@ TEST(Speculative, OnASequenceItEqualsTheStatelessFormAndAppends) {
     v.base.params.frequency_penalty = 0.5;
     const auto t = Spans(v.target), d = Spans(v.draft);
     const Drafts drafts{t, d, v.ids, v.draft_params};
-    auto made = Sequence::Create(v.base.logits.size(), v.base.params,
+    auto made = Sequence::create(v.base.logits.size(), v.base.params,
                                  stream(seed, Purpose::sample),
                                  {v.base.bias_ids, v.base.bias_values, v.base.allowed,
                                   v.base.banned, v.base.allowed_bits});
@@ -201,8 +201,8 @@ TEST(Speculative, OnASequenceItEqualsTheStatelessFormAndAppends) {
     for (const Token& tok : a->tokens) want.push_back(tok.id);
     EXPECT_EQ(std::vector<int32_t>(seq.generated().begin(), seq.generated().end()), want);
     // The counts follow: a fresh sequence given the same ids is the same.
-    Sequence again = std::move(Sequence::Create(v.base.logits.size(), v.base.params,
-                                                seq.rng(), seq.extras()).value());
+    Sequence again = std::move(Sequence::create(v.base.logits.size(), v.base.params,
+                                                seq.rng(), seq.constraints()).value());
     ASSERT_TRUE(again.accept_prompt(v.base.prompt));
     for (int32_t id : want) ASSERT_TRUE(again.accept(id));
     Workspace w1, w2;

@@ -18,6 +18,8 @@ namespace {
 
 using exactsample::test::Bits;
 using exactsample::test::Sampler;
+using exactsample::test::SampleStateless;
+using exactsample::test::StatelessRequest;
 
 std::vector<float> Row(size_t vocab) {
   std::vector<float> x(vocab);
@@ -41,16 +43,15 @@ TEST(CApi, MatchesTheCppApi) {
     Sampler s(engine);
     exactsample_params p = Params();
     exactsample_rng rng;
-    ASSERT_EQ(exactsample_rng_stream(42, 4, &rng), EXACTSAMPLE_OK);
+    ASSERT_EQ(exactsample_rng_stream(42, EXACTSAMPLE_PURPOSE_SAMPLE, &rng), EXACTSAMPLE_OK);
     exactsample::Pcg32 cpp_rng = exactsample::stream(42, exactsample::Purpose::sample);
     exactsample::Workspace ws;
     std::vector<int32_t> generated;
     for (int step = 0; step < 10; ++step) {
       int32_t id = -1;
       double logprob = 0;
-      ASSERT_EQ(exactsample_sample(s.s, x.data(), x.size(), prompt, 3,
-                                   generated.data(), generated.size(), &p, &rng,
-                                   &id, &logprob),
+      ASSERT_EQ(SampleStateless(s.s, x.data(), x.size(), prompt, 3, generated.data(),
+                                generated.size(), &p, nullptr, &rng, &id, &logprob),
                 EXACTSAMPLE_OK)
           << exactsample_sampler_last_error(s.s);
       const auto want = exactsample::sample(
@@ -72,40 +73,49 @@ TEST(CApi, BadArgumentsReturnStatusesWithMessages) {
   const auto x = Row(16);
   exactsample_params p = Params();
   exactsample_rng rng;
-  exactsample_rng_stream(1, 4, &rng);
+  exactsample_rng_stream(1, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
   const exactsample_rng rng_before = rng;
   int32_t id = 123;
   double lp = 0;
   const int32_t out_of_range[] = {16};
-  EXPECT_EQ(exactsample_sample(nullptr, x.data(), 16, nullptr, 0, nullptr, 0, &p, &rng, &id, &lp),
-            EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(exactsample_sample(s.s, nullptr, 16, nullptr, 0, nullptr, 0, &p, &rng, &id, &lp),
+  EXPECT_EQ(
+      SampleStateless(nullptr, x.data(), 16, nullptr, 0, nullptr, 0, &p, nullptr, &rng, &id, &lp),
+      EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(SampleStateless(s.s, nullptr, 16, nullptr, 0, nullptr, 0, &p, nullptr, &rng, &id, &lp),
             EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("NULL"), std::string::npos);
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 3, nullptr, 0, &p, &rng, &id, &lp),
+  EXPECT_EQ(SampleStateless(s.s, x.data(), 16, nullptr, 3, nullptr, 0, &p, nullptr, &rng, &id, &lp),
             EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, nullptr, &rng, &id, &lp),
+  EXPECT_EQ(
+      SampleStateless(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, nullptr, nullptr, &id, &lp),
+      EXACTSAMPLE_INVALID_ARGUMENT);
+  const exactsample_request good =
+      StatelessRequest(x.data(), 16, nullptr, 0, nullptr, 0, &p, nullptr, &rng, &lp);
+  EXPECT_EQ(exactsample_sample_request(s.s, nullptr, &good, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(exactsample_sampler_last_error(s.s)), "out is NULL");
+  exactsample_token token;
+  EXPECT_EQ(exactsample_sample_request(s.s, nullptr, nullptr, &token),
             EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, nullptr, &id, &lp),
-            EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, &rng, nullptr, &lp),
-            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(exactsample_sampler_last_error(s.s)), "request is NULL");
   exactsample_params wrong = p;
   wrong.struct_size = sizeof(exactsample_params) - 4;
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &wrong, &rng, &id, &lp),
-            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      SampleStateless(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &wrong, nullptr, &rng, &id, &lp),
+      EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("struct_size"), std::string::npos);
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 0, nullptr, 0, nullptr, 0, &p, &rng, &id, &lp),
+  EXPECT_EQ(SampleStateless(s.s, x.data(), 0, nullptr, 0, nullptr, 0, &p, nullptr, &rng, &id, &lp),
             EXACTSAMPLE_INVALID_LOGITS);
-  EXPECT_EQ(exactsample_sample(s.s, nullptr, 0, nullptr, 0, nullptr, 0, &p, &rng, &id, &lp),
+  EXPECT_EQ(SampleStateless(s.s, nullptr, 0, nullptr, 0, nullptr, 0, &p, nullptr, &rng, &id, &lp),
             EXACTSAMPLE_INVALID_LOGITS);
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, out_of_range, 1, nullptr, 0, &p, &rng, &id, &lp),
-            EXACTSAMPLE_INVALID_IDS);
+  EXPECT_EQ(
+      SampleStateless(s.s, x.data(), 16, out_of_range, 1, nullptr, 0, &p, nullptr, &rng, &id, &lp),
+      EXACTSAMPLE_INVALID_IDS);
   EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("prompt[0] = 16"), std::string::npos);
   exactsample_params bad = p;
   bad.top_p = -1;
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &bad, &rng, &id, &lp),
-            EXACTSAMPLE_INVALID_PARAMETER);
+  EXPECT_EQ(
+      SampleStateless(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &bad, nullptr, &rng, &id, &lp),
+      EXACTSAMPLE_INVALID_PARAMETER);
   EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("top_p = -1"), std::string::npos);
   EXPECT_EQ(id, 123);
   EXPECT_EQ(rng.state, rng_before.state);
@@ -118,7 +128,8 @@ TEST(CApi, BadArgumentsReturnStatusesWithMessages) {
     EXPECT_EQ(none, nullptr);
   }
   exactsample_sampler_destroy(nullptr);
-  EXPECT_EQ(exactsample_rng_stream(1, 4, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_rng_stream(1, EXACTSAMPLE_PURPOSE_SAMPLE, nullptr),
+            EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_rng_advance(nullptr, 3), EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_testing_force_target("NOSUCH"), EXACTSAMPLE_INVALID_PARAMETER);
   exactsample_params_init(nullptr);
@@ -131,12 +142,12 @@ TEST(CApi, EachMalformedStructIsNamed) {
   Sampler s;
   const auto x = Row(16);
   exactsample_rng rng;
-  exactsample_rng_stream(1, 4, &rng);
+  exactsample_rng_stream(1, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
   const exactsample_rng before = rng;
   int32_t id = 123;
   double lp = 0;
   const auto message = [&](const exactsample_params* p, const exactsample_extras* e) {
-    EXPECT_EQ(exactsample_sample_ex(s.s, x.data(), 16, nullptr, 0, nullptr, 0, p, e, &rng, &id, &lp),
+    EXPECT_EQ(SampleStateless(s.s, x.data(), 16, nullptr, 0, nullptr, 0, p, e, &rng, &id, &lp),
               EXACTSAMPLE_INVALID_ARGUMENT);
     EXPECT_EQ(id, 123);
     EXPECT_EQ(rng.state, before.state);
@@ -145,21 +156,21 @@ TEST(CApi, EachMalformedStructIsNamed) {
   const std::string params_size = std::to_string(sizeof(exactsample_params));
   const std::string extras_size = std::to_string(sizeof(exactsample_extras));
   exactsample_params p = Params();
-  EXPECT_EQ(message(nullptr, nullptr), "params is NULL");
   p.struct_size = 8;
   EXPECT_EQ(message(&p, nullptr),
-            "exactsample_params.struct_size = 8, expected " + params_size +
+            "request.params: exactsample_params.struct_size = 8, expected " + params_size +
                 " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
   p.struct_size = sizeof(exactsample_params) + 8;  // a newer caller's larger struct
   EXPECT_EQ(message(&p, nullptr),
-            "exactsample_params.struct_size = " + std::to_string(sizeof(exactsample_params) + 8) +
-                ", expected " + params_size +
+            "request.params: exactsample_params.struct_size = " +
+                std::to_string(sizeof(exactsample_params) + 8) + ", expected " + params_size +
                 " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
   p = Params();
   exactsample_extras e{};
-  EXPECT_EQ(message(&p, &e),
-            "exactsample_extras.struct_size = 0, expected " + extras_size +
-                " (sizeof(exactsample_extras) in this version; zero the struct and set it to sizeof)");
+  EXPECT_EQ(
+      message(&p, &e),
+      "request.extras: exactsample_extras.struct_size = 0, expected " + extras_size +
+          " (sizeof(exactsample_extras) in this version; zero the struct and set it to sizeof)");
   const auto with = [](auto set) {
     exactsample_extras x{};
     x.struct_size = sizeof x;
@@ -169,42 +180,47 @@ TEST(CApi, EachMalformedStructIsNamed) {
   static const int32_t ids[] = {1};
   static const double values[] = {1.0};
   e = with([](exactsample_extras& x) { x.bias_len = 2; x.bias_values = values; });
-  EXPECT_EQ(message(&p, &e), "extras.bias_ids is NULL with bias_len = 2");
+  EXPECT_EQ(message(&p, &e), "request.extras.bias_ids is NULL with bias_len = 2");
   e = with([](exactsample_extras& x) { x.bias_len = 1; x.bias_ids = ids; });
-  EXPECT_EQ(message(&p, &e), "extras.bias_values is NULL with bias_len = 1");
+  EXPECT_EQ(message(&p, &e), "request.extras.bias_values is NULL with bias_len = 1");
   e = with([](exactsample_extras& x) { x.allowed_len = 3; });
-  EXPECT_EQ(message(&p, &e), "extras.allowed_ids is NULL with allowed_len = 3");
+  EXPECT_EQ(message(&p, &e), "request.extras.allowed_ids is NULL with allowed_len = 3");
   e = with([](exactsample_extras& x) { x.banned_len = 4; });
-  EXPECT_EQ(message(&p, &e), "extras.banned_ids is NULL with banned_len = 4");
+  EXPECT_EQ(message(&p, &e), "request.extras.banned_ids is NULL with banned_len = 4");
   e = with([](exactsample_extras& x) { x.allowed_ids = ids; });  // allowed_len 0: empty
-  EXPECT_EQ(message(&p, &e), "extras.allowed_ids is not NULL with allowed_len = 0: an empty "
-                             "list allows no id; pass NULL to allow every id");
+  EXPECT_EQ(message(&p, &e),
+            "request.extras.allowed_ids is not NULL with allowed_len = 0: an empty "
+            "list allows no id; pass NULL to allow every id");
   e = with([](exactsample_extras& x) { x.allowed_bitmask_words = 5; });
-  EXPECT_EQ(message(&p, &e), "extras.allowed_bitmask is NULL with allowed_bitmask_words = 5");
+  EXPECT_EQ(message(&p, &e),
+            "request.extras.allowed_bitmask is NULL with allowed_bitmask_words = 5");
   e = with([](exactsample_extras& x) { x.top_logprobs = 2; });
   EXPECT_EQ(message(&p, &e),
-            "extras.top_logprobs = 2 needs top_ids and top_logprob_values (one is NULL)");
+            "request.extras.top_logprobs = 2 needs top_ids and top_logprob_values (one is NULL)");
 
   // A batch row says the same, with its index.
   p.struct_size = 8;
-  exactsample_row row{nullptr, 0, nullptr, 0, &p, &rng};
+  exactsample_request row =
+      StatelessRequest(x.data(), 16, nullptr, 0, nullptr, 0, &p, nullptr, &rng, nullptr);
   exactsample_token out;
-  EXPECT_EQ(exactsample_sample_batch(s.s, x.data(), 1, 16, 16, &row, &out, 1),
+  EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, &row, 1, &out, 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
-            "row 0: exactsample_params.struct_size = 8, expected " + params_size +
+            "requests[0].params: exactsample_params.struct_size = 8, expected " + params_size +
                 " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
   p = Params();
   e = with([](exactsample_extras& x) { x.banned_len = 4; });
-  EXPECT_EQ(exactsample_sample_batch_ex(s.s, x.data(), 1, 16, 16, &row, &e, &out, 1),
+  row.extras = &e;
+  EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, &row, 1, &out, 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
-            "row 0: extras.banned_ids is NULL with banned_len = 4");
+            "requests[0].extras.banned_ids is NULL with banned_len = 4");
+  row.extras = nullptr;
   row.rng = nullptr;
-  EXPECT_EQ(exactsample_sample_batch(s.s, x.data(), 1, 16, 16, &row, &out, 1),
+  EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, &row, 1, &out, 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(std::string(exactsample_sampler_row_error(s.s, 0)),
-            "row 0: rng is NULL: a stateless request needs its generator");
+            "requests[0].rng is NULL: a stateless request needs its generator");
   EXPECT_EQ(rng.state, before.state);
 }
 
@@ -221,15 +237,20 @@ TEST(CApi, BatchSamplesGoodRowsAndReportsBadOnes) {
   exactsample_params wrong = p;
   wrong.struct_size = 3;
   std::vector<exactsample_rng> rngs(rows);
-  for (size_t r = 0; r < rows; ++r) exactsample_rng_stream(r, 4, &rngs[r]);
+  for (size_t r = 0; r < rows; ++r) exactsample_rng_stream(r, EXACTSAMPLE_PURPOSE_SAMPLE, &rngs[r]);
   const int32_t bad_id[] = {64};
-  std::vector<exactsample_row> req(rows, exactsample_row{nullptr, 0, nullptr, 0, &p, nullptr});
-  for (size_t r = 0; r < rows; ++r) req[r].rng = &rngs[r];
+  std::vector<double> logprobs(rows);
+  std::vector<exactsample_request> req(rows);
+  for (size_t r = 0; r < rows; ++r) {
+    req[r] = StatelessRequest(m.data(), vocab, nullptr, 0, nullptr, 0, &p, nullptr, &rngs[r],
+                              &logprobs[r]);
+    req[r].row_stride = stride;  // row r starts r * stride floats after m
+  }
   req[1].params = &wrong;
   req[3].prompt = bad_id;
   req[3].prompt_len = 1;
   std::vector<exactsample_token> out(rows);
-  EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), rows, vocab, stride, req.data(), out.data(), 2),
+  EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, req.data(), rows, out.data(), 2),
             EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(out[0].status, EXACTSAMPLE_OK);
   EXPECT_EQ(out[1].status, EXACTSAMPLE_INVALID_ARGUMENT);
@@ -242,22 +263,29 @@ TEST(CApi, BatchSamplesGoodRowsAndReportsBadOnes) {
 
   // Row 4 equals a single call on the same inputs.
   exactsample_rng single;
-  exactsample_rng_stream(4, 4, &single);
+  exactsample_rng_stream(4, EXACTSAMPLE_PURPOSE_SAMPLE, &single);
   int32_t id;
   double lp;
-  ASSERT_EQ(exactsample_sample(s.s, &m[4 * stride], vocab, nullptr, 0, nullptr, 0, &p, &single, &id, &lp),
+  ASSERT_EQ(SampleStateless(s.s, &m[4 * stride], vocab, nullptr, 0, nullptr, 0, &p, nullptr,
+                            &single, &id, &lp),
             EXACTSAMPLE_OK);
   EXPECT_EQ(id, out[4].id);
   EXPECT_EQ(Bits(lp), Bits(out[4].logprob));
 
-  EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), rows, vocab, vocab - 1, req.data(), out.data(), 1),
+  for (auto& r : req) r.row_stride = vocab - 1;
+  EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, req.data(), rows, out.data(), 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(exactsample_sample_batch(s.s, nullptr, rows, vocab, stride, req.data(), out.data(), 1),
+  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 0))
+                .find("requests[0].row_stride = 63 is smaller than the row's 64 elements"),
+            std::string::npos)
+      << exactsample_sampler_row_error(s.s, 0);
+  for (auto& r : req) r.logits = nullptr;
+  EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, req.data(), rows, out.data(), 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), 0, vocab, stride, nullptr, nullptr, 1), EXACTSAMPLE_OK);
+  EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, nullptr, 0, nullptr, 1), EXACTSAMPLE_OK);
   // Row counts whose arrays cannot exist are bad arguments, not internal errors.
   for (const size_t huge : {size_t{1} << 60, SIZE_MAX}) {
-    EXPECT_EQ(exactsample_sample_batch(s.s, m.data(), huge, vocab, stride, req.data(), out.data(), 1),
+    EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, req.data(), huge, out.data(), 1),
               EXACTSAMPLE_INVALID_ARGUMENT);
     EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("exceed the address space"),
               std::string::npos);
@@ -266,7 +294,7 @@ TEST(CApi, BatchSamplesGoodRowsAndReportsBadOnes) {
 }
 
 // Prefill samples the first token and reports its draws; a decode worker
-// rebuilds stream(seed, 4), advances it by that count and continues.
+// rebuilds stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE), advances it by that count and continues.
 TEST(CApi, HandOffBetweenWorkersEqualsOneStream) {
   const auto x = Row(500);
   exactsample_params p = Params();
@@ -276,10 +304,11 @@ TEST(CApi, HandOffBetweenWorkersEqualsOneStream) {
     {
       Sampler s;
       exactsample_rng rng;
-      exactsample_rng_stream(2024, 4, &rng);
+      exactsample_rng_stream(2024, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
       for (size_t t = 0; t < whole.size(); ++t) {
         double lp;
-        ASSERT_EQ(exactsample_sample(s.s, x.data(), x.size(), nullptr, 0, whole.data(), t, &p, &rng, &whole[t], &lp),
+        ASSERT_EQ(SampleStateless(s.s, x.data(), x.size(), nullptr, 0, whole.data(), t, &p, nullptr,
+                                  &rng, &whole[t], &lp),
                   EXACTSAMPLE_OK);
       }
     }
@@ -288,9 +317,10 @@ TEST(CApi, HandOffBetweenWorkersEqualsOneStream) {
     {
       Sampler prefill;
       exactsample_rng rng;
-      exactsample_rng_stream(2024, 4, &rng);
+      exactsample_rng_stream(2024, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
       double lp;
-      ASSERT_EQ(exactsample_sample(prefill.s, x.data(), x.size(), nullptr, 0, nullptr, 0, &p, &rng, &split[0], &lp),
+      ASSERT_EQ(SampleStateless(prefill.s, x.data(), x.size(), nullptr, 0, nullptr, 0, &p, nullptr,
+                                &rng, &split[0], &lp),
                 EXACTSAMPLE_OK);
       draws_reported = rng.draws_u32 / 2;  // uniform draws: 1 sampled, 0 greedy
       EXPECT_EQ(draws_reported, temperature == 0.0 ? 0u : 1u);
@@ -298,11 +328,12 @@ TEST(CApi, HandOffBetweenWorkersEqualsOneStream) {
     {
       Sampler decode;
       exactsample_rng rng;
-      exactsample_rng_stream(2024, 4, &rng);
+      exactsample_rng_stream(2024, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
       exactsample_rng_advance(&rng, 2 * draws_reported);
       for (size_t t = 1; t < split.size(); ++t) {
         double lp;
-        ASSERT_EQ(exactsample_sample(decode.s, x.data(), x.size(), nullptr, 0, split.data(), t, &p, &rng, &split[t], &lp),
+        ASSERT_EQ(SampleStateless(decode.s, x.data(), x.size(), nullptr, 0, split.data(), t, &p,
+                                  nullptr, &rng, &split[t], &lp),
                   EXACTSAMPLE_OK);
       }
     }
@@ -341,13 +372,11 @@ TEST(CApi, NullLogprobGivesTheSameIdAndGenerator) {
       for (int step = 0; step < 6; ++step) {
         int32_t id_a = -1, id_b = -1;
         double lp = 0;
-        ASSERT_EQ(exactsample_sample(with.s, x.data(), x.size(), prompt, 3,
-                                     generated.data(), generated.size(), &p, &a,
-                                     &id_a, &lp),
+        ASSERT_EQ(SampleStateless(with.s, x.data(), x.size(), prompt, 3, generated.data(),
+                                  generated.size(), &p, nullptr, &a, &id_a, &lp),
                   EXACTSAMPLE_OK);
-        ASSERT_EQ(exactsample_sample(without.s, x.data(), x.size(), prompt, 3,
-                                     generated.data(), generated.size(), &p, &b,
-                                     &id_b, nullptr),
+        ASSERT_EQ(SampleStateless(without.s, x.data(), x.size(), prompt, 3, generated.data(),
+                                  generated.size(), &p, nullptr, &b, &id_b, nullptr),
                   EXACTSAMPLE_OK)
             << exactsample_sampler_last_error(without.s);
         EXPECT_TRUE(std::isfinite(lp));
@@ -360,9 +389,10 @@ TEST(CApi, NullLogprobGivesTheSameIdAndGenerator) {
   }
 }
 
-// The batch with its outputs in arrays: the same as exactsample_sample_batch,
-// and with logprobs = NULL the same ids and generators.
-TEST(CApi, BatchArraysWithAndWithoutLogprobs) {
+// A batch with a logprob output per row and one without any: the same
+// statuses, ids and generators; without, nothing is written to the
+// logprobs and each token's logprob is NaN.
+TEST(CApi, BatchWithAndWithoutLogprobs) {
   Sampler s;
   const size_t vocab = 2000, rows = 6;
   std::vector<float> m(rows * vocab);
@@ -376,68 +406,47 @@ TEST(CApi, BatchArraysWithAndWithoutLogprobs) {
   params[1].temperature = 0.0;
   params[2].top_k = 0;
   params[4].top_p = 0.8;
-  auto run = [&](int kind, std::vector<exactsample_rng>& rngs,
-                 std::vector<exactsample_status>& statuses,
-                 std::vector<int32_t>& ids, std::vector<double>& logprobs) {
+  auto run = [&](bool with_logprobs, std::vector<exactsample_rng>& rngs,
+                 std::vector<exactsample_token>& out, std::vector<double>& logprobs) {
     rngs.assign(rows, {});
-    std::vector<exactsample_row> req(rows);
+    logprobs.assign(rows, 123.0);
+    std::vector<exactsample_request> req(rows);
     for (size_t r = 0; r < rows; ++r) {
       exactsample_rng_stream(100 + r, EXACTSAMPLE_PURPOSE_SAMPLE, &rngs[r]);
-      req[r] = {nullptr, 0, nullptr, 0, &params[r], &rngs[r]};
+      req[r] = StatelessRequest(m.data(), vocab, nullptr, 0, nullptr, 0, &params[r], nullptr,
+                                &rngs[r], with_logprobs ? &logprobs[r] : nullptr);
+      req[r].row_stride = vocab;
     }
-    statuses.assign(rows, EXACTSAMPLE_INTERNAL);
-    ids.assign(rows, -7);
-    logprobs.assign(rows, 123.0);
-    if (kind == 0) {
-      std::vector<exactsample_token> out(rows);
-      const auto st = exactsample_sample_batch(s.s, m.data(), rows, vocab, vocab,
-                                               req.data(), out.data(), 3);
-      for (size_t r = 0; r < rows; ++r) {
-        statuses[r] = out[r].status;
-        ids[r] = out[r].id;
-        logprobs[r] = out[r].logprob;
-      }
-      return st;
-    }
-    return exactsample_sample_batch_arrays(s.s, m.data(), rows, vocab, vocab,
-                                           req.data(), statuses.data(), ids.data(),
-                                           kind == 1 ? logprobs.data() : nullptr, 3);
+    out.assign(rows, {EXACTSAMPLE_INTERNAL, -7, 0.0});
+    return exactsample_sample_requests(s.s, nullptr, req.data(), rows, out.data(), 3);
   };
-  std::vector<exactsample_rng> rngs[3];
-  std::vector<exactsample_status> statuses[3];
-  std::vector<int32_t> ids[3];
-  std::vector<double> logprobs[3];
-  for (int kind = 0; kind < 3; ++kind) {
-    EXPECT_EQ(run(kind, rngs[kind], statuses[kind], ids[kind], logprobs[kind]),
-              EXACTSAMPLE_INVALID_LOGITS)
+  std::vector<exactsample_rng> rngs[2];
+  std::vector<exactsample_token> out[2];
+  std::vector<double> logprobs[2];
+  for (int kind = 0; kind < 2; ++kind) {
+    EXPECT_EQ(run(kind == 0, rngs[kind], out[kind], logprobs[kind]), EXACTSAMPLE_INVALID_LOGITS)
         << kind;
   }
-  EXPECT_EQ(statuses[0][3], EXACTSAMPLE_INVALID_LOGITS);
-  EXPECT_EQ(ids[1][3], -1);
-  for (int kind = 1; kind < 3; ++kind) {
-    EXPECT_EQ(statuses[kind], statuses[0]);
-    EXPECT_EQ(ids[kind], ids[0]);
-    for (size_t r = 0; r < rows; ++r) {
-      EXPECT_EQ(rngs[kind][r].state, rngs[0][r].state) << kind << " row " << r;
-      EXPECT_EQ(rngs[kind][r].draws_u32, rngs[0][r].draws_u32) << kind << " row " << r;
-    }
-  }
+  EXPECT_EQ(out[0][3].status, EXACTSAMPLE_INVALID_LOGITS);
+  EXPECT_EQ(out[1][3].id, -1);
   for (size_t r = 0; r < rows; ++r) {
-    EXPECT_EQ(Bits(logprobs[1][r]), Bits(logprobs[0][r])) << r;
-    EXPECT_EQ(logprobs[2][r], 123.0) << "logprobs = NULL writes nothing";
+    EXPECT_EQ(out[1][r].status, out[0][r].status) << r;
+    EXPECT_EQ(out[1][r].id, out[0][r].id) << r;
+    EXPECT_EQ(rngs[1][r].state, rngs[0][r].state) << " row " << r;
+    EXPECT_EQ(rngs[1][r].draws_u32, rngs[0][r].draws_u32) << " row " << r;
+    if (out[0][r].status != EXACTSAMPLE_OK) continue;
+    EXPECT_EQ(Bits(logprobs[0][r]), Bits(out[0][r].logprob)) << r;
+    EXPECT_TRUE(std::isnan(out[1][r].logprob)) << r;
+    EXPECT_EQ(logprobs[1][r], 123.0) << "logprob = NULL writes nothing";
   }
   EXPECT_EQ(rngs[0][1].draws_u32, 0u);  // greedy
   EXPECT_EQ(rngs[0][0].draws_u32, 2u);
 
-  std::vector<exactsample_row> req(rows, exactsample_row{nullptr, 0, nullptr, 0, &params[0], &rngs[0][0]});
-  std::vector<int32_t> out_ids(rows);
-  EXPECT_EQ(exactsample_sample_batch_arrays(s.s, m.data(), rows, vocab, vocab, req.data(),
-                                            nullptr, out_ids.data(), nullptr, 1),
+  const exactsample_request one = StatelessRequest(m.data(), vocab, nullptr, 0, nullptr, 0,
+                                                   &params[0], nullptr, &rngs[0][0], nullptr);
+  EXPECT_EQ(exactsample_sample_requests(s.s, nullptr, &one, 1, nullptr, 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(exactsample_sampler_last_error(s.s)).find("NULL"), std::string::npos);
-  EXPECT_EQ(exactsample_sample_batch_arrays(s.s, m.data(), 0, vocab, vocab, nullptr,
-                                            nullptr, nullptr, nullptr, 1),
-            EXACTSAMPLE_OK);
 }
 
 // exactsample_sampler_set_threads: 1 to 64, the value named in the error,
@@ -471,8 +480,8 @@ TEST(CApi, RowThreads) {
       exactsample_rng_stream(5, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
       int32_t id = -1;
       double lp = 0;
-      ASSERT_EQ(exactsample_sample(s.s, x.data(), x.size(), nullptr, 0, nullptr, 0,
-                                   &p, &rng, &id, &lp),
+      ASSERT_EQ(SampleStateless(s.s, x.data(), x.size(), nullptr, 0, nullptr, 0, &p, nullptr, &rng,
+                                &id, &lp),
                 EXACTSAMPLE_OK);
       if (threads == 1) {
         want_id = id;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exactsample.h"
+#include "tests/support/c_handles.hpp"
 
 namespace {
 
@@ -36,12 +37,15 @@ void Submit(void* user, size_t n, void (*task)(void*), void* arg) {
   }
 }
 
+// A copy's rows still point into the original's arrays: copies only keep
+// outputs for comparison.
 struct Batch {
   static constexpr size_t kRows = 7, kVocab = 50000;
   std::vector<float> logits = std::vector<float>(kRows * kVocab);
   exactsample_params params{};
   std::vector<exactsample_rng> rngs = std::vector<exactsample_rng>(kRows);
-  std::vector<exactsample_row> rows;
+  std::vector<double> logprobs = std::vector<double>(kRows);
+  std::vector<exactsample_request> rows;
   std::vector<exactsample_token> out = std::vector<exactsample_token>(kRows);
   Batch() {
     for (size_t i = 0; i < logits.size(); ++i) {
@@ -50,13 +54,15 @@ struct Batch {
     exactsample_params_init(&params);
     params.top_p = 0.9;
     for (size_t r = 0; r < kRows; ++r) {
-      exactsample_rng_stream(r, 4, &rngs[r]);
-      rows.push_back({nullptr, 0, nullptr, 0, &params, &rngs[r]});
+      exactsample_rng_stream(r, EXACTSAMPLE_PURPOSE_SAMPLE, &rngs[r]);
+      rows.push_back(exactsample::test::StatelessRequest(logits.data(), kVocab, nullptr, 0,
+                                                         nullptr, 0, &params, nullptr, &rngs[r],
+                                                         &logprobs[r]));
+      rows.back().row_stride = kVocab;
     }
   }
   exactsample_status Run(exactsample_sampler* s, int threads) {
-    return exactsample_sample_batch(s, logits.data(), kRows, kVocab, kVocab, rows.data(),
-                                    out.data(), threads);
+    return exactsample_sample_requests(s, nullptr, rows.data(), kRows, out.data(), threads);
   }
 };
 
@@ -114,7 +120,7 @@ TEST(CExecutor, BadArgumentsAndReset) {
   EXPECT_EQ(exactsample_sampler_set_executor(s, nullptr), EXACTSAMPLE_OK);  // the pool again
   Batch b;
   EXPECT_EQ(b.Run(s, 2), EXACTSAMPLE_OK);
-  exactsample_shutdown_pool();
+  exactsample_shutdown_library_pool();
   Batch again;
   EXPECT_EQ(again.Run(s, 2), EXACTSAMPLE_OK);
   EXPECT_TRUE(Same(b, again));

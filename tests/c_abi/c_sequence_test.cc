@@ -1,5 +1,5 @@
 // The sequence C ABI and the request struct: a sequence's tokens equal
-// exactsample_sample_ex with the full history, bit for bit (ids, logprob,
+// a stateless request with the full history, bit for bit (ids, logprob,
 // processed and top-N logprobs, generator position), on both engines, for
 // random requests with long histories, accept()ed and forced tokens,
 // windows, clones and snapshots (restored here and in another process);
@@ -33,11 +33,12 @@
 namespace {
 
 using exactsample::test::Bits;
+using exactsample::test::CaseMaker;
 using exactsample::test::CExtras;
 using exactsample::test::CParams;
-using exactsample::test::CaseMaker;
 using exactsample::test::RandomCase;
 using exactsample::test::Sampler;
+using exactsample::test::SampleStateless;
 using exactsample::test::SequenceHandle;
 using exactsample::test::Share;
 using exactsample::test::SplitMix;
@@ -46,14 +47,11 @@ constexpr exactsample_engine kEngines[] = {EXACTSAMPLE_ENGINE_REFERENCE, EXACTSA
 
 std::string LastError(const Sampler& s) { return exactsample_sampler_last_error(s.s); }
 
+// A request on a row, nothing else set (a sequence's, or to be filled in).
 exactsample_request RequestFor(const void* logits, size_t vocab,
                                int type = EXACTSAMPLE_LOGITS_F32) {
-  exactsample_request r{};
-  r.struct_size = sizeof r;
-  r.logits = logits;
-  r.logits_type = type;
-  r.vocab = vocab;
-  return r;
+  return exactsample::test::StatelessRequest(logits, vocab, nullptr, 0, nullptr, 0, nullptr,
+                                             nullptr, nullptr, nullptr, type);
 }
 
 exactsample_sequence_config ConfigFor(size_t vocab, const exactsample_params* params,
@@ -101,9 +99,10 @@ struct Mirror {
 enum class Append { in_request, after_the_fact };
 
 // One step of row `logits` on sequence q (request extras: `step_extras`,
-// or the sequence's own when null) and on exactsample_sample_ex with the
+// or the sequence's own when null) and on a stateless request with the
 // mirror's history: the same status, id, logprob bits, outputs and
-// generator; the token is appended to both. False when the step failed
+// generator, and exactsample_validate_request's status before it; the
+// token is appended to both. False when the step failed
 // (on both, the same way, leaving both as they were).
 bool ExpectSameStep(Sampler& qs, exactsample_sequence* q, Sampler& ps, Mirror& m,
                     std::span<const float> logits, const exactsample_params& params,
@@ -115,11 +114,18 @@ bool ExpectSameStep(Sampler& qs, exactsample_sequence* q, Sampler& ps, Mirror& m
   r.logprob = &logprob;
   r.accept = append == Append::in_request ? 1 : 0;
   const SequenceState before = StateOf(qs.s, q);
+  // Validating says what sampling will, and changes nothing.
+  const exactsample_status validated = exactsample_validate_request(qs.s, q, &r);
+  const std::string validate_error = LastError(qs);
+  EXPECT_EQ(StateOf(qs.s, q), before) << where;
+  EXPECT_EQ(logprob, 7.0) << where;
   exactsample_token t{};
   const exactsample_status st = exactsample_sample_request(qs.s, q, &r, &t);
+  EXPECT_EQ(validated, st) << where;
+  EXPECT_EQ(validate_error, LastError(qs)) << where;
   int32_t id = -1;
   double plain_logprob = 7.0;
-  const exactsample_status pst = exactsample_sample_ex(
+  const exactsample_status pst = SampleStateless(
       ps.s, logits.data(), logits.size(), m.prompt.data(), m.prompt.size(), m.generated.data(),
       m.generated.size(), &params, &plain_extras.extras, &m.rng, &id, &plain_logprob);
   EXPECT_EQ(st, pst) << where << ": " << LastError(qs) << " / " << LastError(ps);
@@ -325,6 +331,22 @@ TEST(CSequence, ClonesContinueAloneAndResetStartsOver) {
       ASSERT_TRUE(ExpectSameStep(qs, b.p, ps, mb, x, p, nullptr, plain, Append::after_the_fact, "b"));
     }
     EXPECT_NE(ma.generated, mb.generated);
+    // A rollback: the ids go, the generator stays, and the tokens after
+    // it equal the stateless call on the shorter history.
+    exactsample_rng before_truncate;
+    ASSERT_EQ(exactsample_sequence_rng(a.p, &before_truncate), EXACTSAMPLE_OK);
+    ASSERT_EQ(exactsample_sequence_truncate(qs.s, a.p, 3), EXACTSAMPLE_OK) << LastError(qs);
+    ma.generated.resize(3);
+    size_t generated_len = 0;
+    ASSERT_EQ(exactsample_sequence_lengths(a.p, nullptr, &generated_len), EXACTSAMPLE_OK);
+    EXPECT_EQ(generated_len, 3u);
+    exactsample_rng after_truncate;
+    ASSERT_EQ(exactsample_sequence_rng(a.p, &after_truncate), EXACTSAMPLE_OK);
+    EXPECT_EQ(after_truncate.state, before_truncate.state);
+    EXPECT_EQ(after_truncate.draws_u32, before_truncate.draws_u32);
+    for (int step = 0; step < 5; ++step) {
+      ASSERT_TRUE(ExpectSameStep(qs, a.p, ps, ma, x, p, nullptr, plain, Append::in_request, "a"));
+    }
     ASSERT_EQ(exactsample_sequence_reset(qs.s, a.p), EXACTSAMPLE_OK);
     EXPECT_EQ(StateOf(qs.s, a.p), fresh_state);
   }
@@ -513,7 +535,7 @@ TEST(CSequence, CandidatesEqualTheFullRow) {
       ASSERT_EQ(exactsample_sequence_accept_prompt(s.s, a.p, &prompt_id, 1), EXACTSAMPLE_OK);
       ASSERT_EQ(exactsample_sequence_clone(s.s, a.p, &b.p), EXACTSAMPLE_OK);
       exactsample_rng ra, rb;
-      exactsample_rng_stream(seed, 4, &ra);
+      exactsample_rng_stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE, &ra);
       rb = ra;
       for (int step = 0; step < 3; ++step) {
         exactsample_request with = RequestFor(values.data(), vocab);
@@ -571,7 +593,7 @@ TEST(CSequence, KeptOutputIsTheDistribution) {
       std::vector<double> probs(capacity + 1, -5.0);
       size_t count = 12345;
       exactsample_rng rng;
-      exactsample_rng_stream(seed, 4, &rng);
+      exactsample_rng_stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
       exactsample_request r = RequestFor(c.logits.data(), vocab);
       r.prompt = c.prompt.data();
       r.prompt_len = c.prompt.size();
@@ -617,7 +639,7 @@ TEST(CSequence, KeptOutputIsTheDistribution) {
 }
 
 // f16 and bf16 words (every finite pattern allowed) on a sequence equal
-// exactsample_sample_ex16 with the full history.
+// a stateless request on them with the full history.
 TEST(CSequence, HalfRowsOnASequence) {
   for (const auto engine : kEngines) {
     for (const int type : {EXACTSAMPLE_LOGITS_F16, EXACTSAMPLE_LOGITS_BF16}) {
@@ -642,10 +664,10 @@ TEST(CSequence, HalfRowsOnASequence) {
         ASSERT_EQ(exactsample_sample_request(qs.s, q.p, &r, &t), EXACTSAMPLE_OK) << LastError(qs);
         int32_t id = -1;
         double plain_logprob = 1;
-        ASSERT_EQ(exactsample_sample_ex16(ps.s, words.data(), type, vocab, nullptr, 0,
-                                          m.generated.data(), m.generated.size(), &p, nullptr,
-                                          &m.rng, &id, &plain_logprob),
-                  EXACTSAMPLE_OK);
+        ASSERT_EQ(
+            SampleStateless(ps.s, words.data(), vocab, nullptr, 0, m.generated.data(),
+                            m.generated.size(), &p, nullptr, &m.rng, &id, &plain_logprob, type),
+            EXACTSAMPLE_OK);
         EXPECT_EQ(t.id, id);
         EXPECT_EQ(Bits(logprob), Bits(plain_logprob));
         m.generated.push_back(id);
@@ -680,7 +702,7 @@ TEST(CSequence, BatchRowsEqualSingleRequests) {
       std::vector<exactsample_rng> batch_rngs(kRows), single_rngs(kRows);
       std::vector<exactsample_sequence*> sequences(kRows, nullptr);
       for (size_t i = 0; i < kRows; ++i) {
-        exactsample_rng_stream(i, 4, &batch_rngs[i]);
+        exactsample_rng_stream(i, EXACTSAMPLE_PURPOSE_SAMPLE, &batch_rngs[i]);
         single_rngs[i] = batch_rngs[i];
         if (i % 2 == 1) continue;  // odd rows are stateless
         const auto config = ConfigFor(kVocab, &params[i], nullptr, 60 + i);
@@ -785,12 +807,12 @@ TEST(CSequence, ParamsFromOlderCallers) {
   std::vector<int32_t> ids;
   for (const exactsample_params* q : std::array<const exactsample_params*, 3>{&old, &whole, &windowed}) {
     exactsample_rng rng;
-    exactsample_rng_stream(4, 4, &rng);
+    exactsample_rng_stream(4, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
     std::vector<int32_t> got;
     for (int step = 0; step < 30; ++step) {
       int32_t id = -1;
-      ASSERT_EQ(exactsample_sample(s.s, x.data(), x.size(), history, 5, got.data(), got.size(), q,
-                                   &rng, &id, nullptr),
+      ASSERT_EQ(SampleStateless(s.s, x.data(), x.size(), history, 5, got.data(), got.size(), q,
+                                nullptr, &rng, &id, nullptr),
                 EXACTSAMPLE_OK)
           << LastError(s);
       got.push_back(id);
@@ -819,13 +841,13 @@ class BadInput : public testing::Test {
     ASSERT_EQ(exactsample_sequence_accept_prompt(s_.s, q_.p, prompt, 2), EXACTSAMPLE_OK);
     ASSERT_EQ(exactsample_sequence_accept(s_.s, q_.p, 3), EXACTSAMPLE_OK);
     before_ = StateOf(s_.s, q_.p);
-    exactsample_rng_stream(2, 4, &rng_);
+    exactsample_rng_stream(2, EXACTSAMPLE_PURPOSE_SAMPLE, &rng_);
   }
 
   void TearDown() override {
     EXPECT_EQ(StateOf(s_.s, q_.p), before_);
     exactsample_rng fresh;
-    exactsample_rng_stream(2, 4, &fresh);
+    exactsample_rng_stream(2, EXACTSAMPLE_PURPOSE_SAMPLE, &fresh);
     EXPECT_EQ(rng_.state, fresh.state);
     EXPECT_EQ(rng_.draws_u32, fresh.draws_u32);
   }
@@ -837,9 +859,11 @@ class BadInput : public testing::Test {
   }
 
   // A request on the sequence (or stateless: the generator rng_) that must
-  // be refused; out gets the status, -1 and 0.
+  // be refused, by exactsample_validate_request too; out gets the status,
+  // -1 and 0.
   void RequestRefused(exactsample_sequence* q, const exactsample_request& r,
                       exactsample_status want, const std::string& needle) {
+    Refused(exactsample_validate_request(s_.s, q, &r), want, needle);
     exactsample_token t{EXACTSAMPLE_OK, 5, 5.0};
     Refused(exactsample_sample_request(s_.s, q, &r, &t), want, needle);
     EXPECT_EQ(t.status, want);
@@ -924,6 +948,14 @@ TEST_F(BadInput, AcceptAndLifecycle) {
   Refused(exactsample_sequence_accept_prompt(s_.s, nullptr, ids, 1), EXACTSAMPLE_INVALID_ARGUMENT,
           "sequence is NULL");
   Refused(exactsample_sequence_reset(s_.s, nullptr), EXACTSAMPLE_INVALID_ARGUMENT, "sequence is NULL");
+  Refused(exactsample_sequence_truncate(s_.s, q_.p, 2), EXACTSAMPLE_INVALID_PARAMETER,
+          "length = 2: above the 1 generated ids");
+  Refused(exactsample_sequence_truncate(s_.s, nullptr, 0), EXACTSAMPLE_INVALID_ARGUMENT,
+          "sequence is NULL");
+  EXPECT_EQ(exactsample_sequence_truncate(nullptr, q_.p, 0), EXACTSAMPLE_INVALID_ARGUMENT);
+  Refused(exactsample_validate_request(s_.s, q_.p, nullptr), EXACTSAMPLE_INVALID_ARGUMENT,
+          "request is NULL");
+  EXPECT_EQ(exactsample_validate_request(nullptr, q_.p, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
   exactsample_sequence* out = q_.p;
   Refused(exactsample_sequence_clone(s_.s, nullptr, &out), EXACTSAMPLE_INVALID_ARGUMENT, "sequence is NULL");
   Refused(exactsample_sequence_clone(s_.s, q_.p, nullptr), EXACTSAMPLE_INVALID_ARGUMENT, "out is NULL");
@@ -990,7 +1022,7 @@ TEST_F(BadInput, RequestOnASequence) {
   // The stateless fields, which a sequence supplies itself.
   const int32_t ids[] = {1};
   exactsample_rng rng;
-  exactsample_rng_stream(1, 4, &rng);
+  exactsample_rng_stream(1, EXACTSAMPLE_PURPOSE_SAMPLE, &rng);
   for (const char* field : {"prompt", "prompt_len", "generated", "generated_len", "generated_checked", "rng"}) {
     r = Row();
     const std::string f = field;
@@ -1129,56 +1161,6 @@ TEST_F(BadInput, Batch) {
   EXPECT_NE(std::string(exactsample_sampler_row_error(s_.s, 1)).find("requests[1].row_stride = 3 is smaller than the row's 16 elements"),
             std::string::npos)
       << exactsample_sampler_row_error(s_.s, 1);
-}
-
-}  // namespace
-
-namespace {
-
-// The older calls, now wrappers over the request: their messages name
-// their own arguments, as the caller spells them.
-TEST(CSequence, OlderCallsNameTheirArguments) {
-  Sampler s;
-  const auto x = PeakedRow(16, 4);
-  exactsample_params p = PenalisingParams(0);
-  exactsample_rng rng;
-  exactsample_rng_stream(1, 4, &rng);
-  int32_t id = -1;
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 3, nullptr, 0, &p, &rng, &id, nullptr),
-            EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(s), "prompt is NULL with prompt_len = 3");
-  EXPECT_EQ(exactsample_sample(s.s, x.data(), 16, nullptr, 0, nullptr, 0, &p, nullptr, &id, nullptr),
-            EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_NE(LastError(s).find("rng is NULL"), std::string::npos) << LastError(s);
-  const uint16_t words[16] = {};
-  EXPECT_EQ(exactsample_sample_ex16(s.s, words, EXACTSAMPLE_LOGITS_F32, 16, nullptr, 0, nullptr, 0,
-                                    &p, nullptr, &rng, &id, nullptr),
-            EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_NE(LastError(s).find("logits_type = 0"), std::string::npos) << LastError(s);
-  EXPECT_EQ(id, -1);
-
-  exactsample_rng rngs[3];
-  for (auto& r : rngs) exactsample_rng_stream(2, 4, &r);
-  const exactsample_row rows[3] = {{nullptr, 0, nullptr, 0, &p, &rngs[0]},
-                                   {nullptr, 0, nullptr, 0, nullptr, &rngs[1]},
-                                   {nullptr, 0, nullptr, 0, &p, nullptr}};
-  exactsample_extras extras[3] = {};
-  for (auto& e : extras) e.struct_size = sizeof e;
-  extras[0].struct_size = 4;
-  exactsample_token out[3];
-  std::vector<float> matrix;
-  for (int r = 0; r < 3; ++r) matrix.insert(matrix.end(), x.begin(), x.end());
-  EXPECT_EQ(exactsample_sample_batch_ex(s.s, matrix.data(), 3, 16, 16, rows, extras, out, 1),
-            EXACTSAMPLE_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 0)).find("row 0: exactsample_extras.struct_size = 4"),
-            std::string::npos)
-      << exactsample_sampler_row_error(s.s, 0);
-  EXPECT_STREQ(exactsample_sampler_row_error(s.s, 1), "row 1: params is NULL");
-  EXPECT_NE(std::string(exactsample_sampler_row_error(s.s, 2)).find("row 2: rng is NULL"),
-            std::string::npos)
-      << exactsample_sampler_row_error(s.s, 2);
-  for (const auto& t : out) EXPECT_EQ(t.status, EXACTSAMPLE_INVALID_ARGUMENT);
-  for (const auto& r : rngs) EXPECT_EQ(r.draws_u32, 0u);
 }
 
 }  // namespace

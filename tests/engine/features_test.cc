@@ -1,7 +1,8 @@
 // The library's additions around the spec: logit bias, masks, the processed
 // and top-N logprobs. Masks equal -inf written into the row, the top-N
 // selection's rounding fallback, bad inputs with their errors (nothing
-// drawn), and the C ABI's exactsample_sample_ex against the C++ API.
+// drawn), and the C ABI's requests with extras (the rank too) against the
+// C++ API.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
 #include "tests/support/c_cases.hpp"
+#include "tests/support/c_handles.hpp"
 #include "tests/support/random_requests.hpp"
 #include "tests/support/test_util.hpp"
 
@@ -296,21 +298,26 @@ class FeaturesCAbi : public ::testing::Test {
   Workspace ws;
 };
 
-// exactsample_sample_ex equals the C++ API on random requests with every
-// addition, and its outputs land in the caller's arrays.
-TEST_F(FeaturesCAbi, SampleExMatchesTheCppApi) {
+// A stateless request with extras equals the C++ API on random requests
+// with every addition (the rank on every other one), and its outputs land
+// in the caller's arrays.
+TEST_F(FeaturesCAbi, RequestWithExtrasMatchesTheCppApi) {
   for (uint64_t seed = 400000; seed < 400200; ++seed) {
     const test::RandomCase c = test::CaseMaker(seed).Make(seed, 5000, true);
     Pcg32 rng = stream(c.seed, Purpose::sample);
-    const auto want = sample(c.At(c.generated), rng, ws);
+    SampleOptions options;
+    options.rank = seed % 2 == 0;
+    const auto want = sample(c.At(c.generated), rng, ws, options);
 
     const exactsample_params params = CParams(c.params);
     CExtras out(c, true);
+    int64_t rank = -1;
+    if (options.rank) out.extras.rank = &rank;
     double logprob = NAN;
     exactsample_rng crng;
     exactsample_rng_stream(c.seed, EXACTSAMPLE_PURPOSE_SAMPLE, &crng);
     int32_t id = -1;
-    const exactsample_status status = exactsample_sample_ex(
+    const exactsample_status status = test::SampleStateless(
         sampler, c.logits.data(), c.logits.size(), c.prompt.data(), c.prompt.size(),
         c.generated.data(), c.generated.size(), &params, &out.extras, &crng, &id, &logprob);
     if (!want) {
@@ -322,6 +329,10 @@ TEST_F(FeaturesCAbi, SampleExMatchesTheCppApi) {
     ASSERT_EQ(status, EXACTSAMPLE_OK) << exactsample_sampler_last_error(sampler);
     EXPECT_EQ(Bits(out.TokenOf(id, logprob)), Bits(*want)) << "seed " << seed;
     EXPECT_EQ(crng.draws_u32, rng.draws_u32());
+    if (options.rank) {
+      EXPECT_GE(want->rank, 1) << "seed " << seed;
+      EXPECT_EQ(rank, want->rank) << "seed " << seed;
+    }
   }
   exactsample_extras wrong{};
   wrong.struct_size = 4;
@@ -330,15 +341,15 @@ TEST_F(FeaturesCAbi, SampleExMatchesTheCppApi) {
   exactsample_rng crng{};
   int32_t id;
   const float x[] = {1.0f};
-  EXPECT_EQ(exactsample_sample_ex(sampler, x, 1, nullptr, 0, nullptr, 0, &params, &wrong,
-                                  &crng, &id, nullptr),
+  EXPECT_EQ(test::SampleStateless(sampler, x, 1, nullptr, 0, nullptr, 0, &params, &wrong, &crng,
+                                  &id, nullptr),
             EXACTSAMPLE_INVALID_ARGUMENT);
 }
 
-// exactsample_sample_batch_ex: each row with its own extras (a case's, none,
-// or malformed), equal to the C++ API row by row; a malformed row gets its
-// error and the others are sampled.
-TEST_F(FeaturesCAbi, BatchExMatchesTheCppApi) {
+// A batch of stateless requests, each row with its own extras (a case's
+// with the rank, none, or malformed), equal to the C++ API row by row; a
+// malformed row gets its error and the others are sampled.
+TEST_F(FeaturesCAbi, BatchWithExtrasMatchesTheCppApi) {
   for (uint64_t seed = 410000; seed < 410100; ++seed) {
     const test::RandomCase c = test::CaseMaker(seed).Make(seed, 5000, true);
     const size_t vocab = c.logits.size();
@@ -346,18 +357,22 @@ TEST_F(FeaturesCAbi, BatchExMatchesTheCppApi) {
     for (int r = 0; r < 3; ++r) rows_logits.insert(rows_logits.end(), c.logits.begin(), c.logits.end());
     const exactsample_params params = CParams(c.params);
     CExtras with(c, true), without(c, false), bad(c, true);
+    int64_t rank = -1;
+    with.extras.rank = &rank;
     bad.extras.struct_size = 4;
     const exactsample_extras extras[] = {with.extras, without.extras, bad.extras};
     exactsample_rng rngs[3];
-    exactsample_row rows[3];
+    double logprobs[3];
+    exactsample_request rows[3];
     for (size_t r = 0; r < 3; ++r) {
       exactsample_rng_stream(c.seed + r, EXACTSAMPLE_PURPOSE_SAMPLE, &rngs[r]);
-      rows[r] = {c.prompt.data(), c.prompt.size(), c.generated.data(), c.generated.size(),
-                 &params, &rngs[r]};
+      rows[r] = test::StatelessRequest(rows_logits.data(), vocab, c.prompt.data(), c.prompt.size(),
+                                       c.generated.data(), c.generated.size(), &params, &extras[r],
+                                       &rngs[r], &logprobs[r]);
+      rows[r].row_stride = vocab;
     }
     exactsample_token results[3];
-    exactsample_sample_batch_ex(sampler, rows_logits.data(), 3, vocab, vocab, rows, extras,
-                                results, 2);
+    exactsample_sample_requests(sampler, nullptr, rows, 3, results, 2);
     for (size_t r = 0; r < 2; ++r) {
       Request request = c.At(c.generated);
       if (r == 1) {
@@ -366,7 +381,9 @@ TEST_F(FeaturesCAbi, BatchExMatchesTheCppApi) {
         request.params.top_logprobs = 0;
       }
       Pcg32 rng = stream(c.seed + r, Purpose::sample);
-      const auto want = sample(request, rng, ws);
+      SampleOptions options;
+      options.rank = r == 0;
+      const auto want = sample(request, rng, ws, options);
       const std::string at = "seed " + std::to_string(seed) + " row " + std::to_string(r);
       if (!want) {
         EXPECT_NE(results[r].status, EXACTSAMPLE_OK) << at;
@@ -376,13 +393,20 @@ TEST_F(FeaturesCAbi, BatchExMatchesTheCppApi) {
       ASSERT_EQ(results[r].status, EXACTSAMPLE_OK) << at;
       const CExtras& out = r == 0 ? with : without;
       EXPECT_EQ(Bits(out.TokenOf(results[r].id, results[r].logprob)), Bits(*want)) << at;
+      EXPECT_EQ(Bits(logprobs[r]), Bits(want->logprob)) << at;
       EXPECT_EQ(rngs[r].draws_u32, rng.draws_u32()) << at;
+      if (r == 0) {
+        EXPECT_EQ(rank, want->rank) << at;
+      }
     }
     EXPECT_EQ(results[2].status, EXACTSAMPLE_INVALID_ARGUMENT);
     EXPECT_EQ(rngs[2].draws_u32, 0u);
   }
   exactsample_token result;
-  EXPECT_EQ(exactsample_sample_batch_ex(sampler, nullptr, 1, 1, 1, nullptr, nullptr, &result, 1),
+  exactsample_rng crng{};
+  const exactsample_request no_logits =
+      test::StatelessRequest(nullptr, 1, nullptr, 0, nullptr, 0, nullptr, nullptr, &crng, nullptr);
+  EXPECT_EQ(exactsample_sample_requests(sampler, nullptr, &no_logits, 1, &result, 1),
             EXACTSAMPLE_INVALID_ARGUMENT);
 }
 

@@ -5,6 +5,8 @@
 // against the oracle the issue fixes: the same row widened to f32 by the
 // caller and passed as f32 gives the same id, logprob bits, processed
 // logprob, top logprobs, errors and generator position.
+#include "tools/lib/half_rows.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -25,9 +27,9 @@
 #include "scalar_ref/twins/half.hpp"
 #include "scalar_ref/twins/max.hpp"
 #include "simd/max.hpp"
+#include "tests/support/c_handles.hpp"
 #include "tests/support/random_requests.hpp"
 #include "tests/support/test_util.hpp"
-#include "tools/lib/half_rows.hpp"
 
 // The compiler's IEEE half type is the f16 oracle where C++ has one
 // (_Float16 on x86-64, __fp16 on aarch64); elsewhere (ppc64le, s390x) the
@@ -551,9 +553,9 @@ TEST(HalfRows, TheRowMustBeTheOneTheTypeSelects) {
   EXPECT_EQ(ok.vocab(), 4u);
 }
 
-// The C ABI: exactsample_sample_ex16 and exactsample_sample_batch_ex16
-// against the _ex calls on the widened rows, top-N included; a bad
-// logits_type is an argument error naming it.
+// The C ABI: requests on 16-bit rows, single and batch, against the same
+// requests on the widened rows, top-N included; a bad logits_type is an
+// argument error naming it.
 TEST(HalfRows, CAbiEqualsTheWidenedRow) {
   exactsample_sampler* s = nullptr;
   ASSERT_EQ(exactsample_sampler_create(EXACTSAMPLE_ENGINE_FAST, &s), EXACTSAMPLE_OK);
@@ -569,7 +571,8 @@ TEST(HalfRows, CAbiEqualsTheWidenedRow) {
     for (auto& w : words) w = Narrow(static_cast<float>(rng.Normal(2.0)), t);
     const std::vector<float> widened = OracleRow(words, t);
     std::vector<exactsample_rng> gens(2 * kRows);
-    std::vector<exactsample_row> rows_half, rows_f32;
+    std::vector<exactsample_request> rows(2 * kRows);
+    std::vector<double> logprobs(2 * kRows);
     std::vector<std::array<int32_t, 5>> top_ids(2 * kRows);
     std::vector<std::array<double, 5>> top_values(2 * kRows);
     std::vector<size_t> top_counts(2 * kRows);
@@ -578,7 +581,6 @@ TEST(HalfRows, CAbiEqualsTheWidenedRow) {
     for (size_t i = 0; i < 2 * kRows; ++i) {
       ASSERT_EQ(exactsample_rng_stream(i % kRows, EXACTSAMPLE_PURPOSE_SAMPLE, &gens[i]),
                 EXACTSAMPLE_OK);
-      (i < kRows ? rows_half : rows_f32).push_back({nullptr, 0, nullptr, 0, &params, &gens[i]});
       extras[i] = {};
       extras[i].struct_size = sizeof(exactsample_extras);
       extras[i].top_logprobs = 5;
@@ -586,18 +588,22 @@ TEST(HalfRows, CAbiEqualsTheWidenedRow) {
       extras[i].top_logprob_values = top_values[i].data();
       extras[i].top_count = &top_counts[i];
       extras[i].processed_logprob = &processed[i];
+      const bool half = i < kRows;
+      rows[i] =
+          test::StatelessRequest(half ? static_cast<const void*>(words.data()) : widened.data(),
+                                 kVocab, nullptr, 0, nullptr, 0, &params, &extras[i], &gens[i],
+                                 &logprobs[i], half ? c_type : EXACTSAMPLE_LOGITS_F32);
+      rows[i].row_stride = kStride;
     }
     std::vector<exactsample_token> got(kRows), want(kRows);
-    ASSERT_EQ(exactsample_sample_batch_ex16(s, words.data(), c_type, kRows, kVocab, kStride,
-                                            rows_half.data(), extras.data(), got.data(), 2),
+    ASSERT_EQ(exactsample_sample_requests(s, nullptr, rows.data(), kRows, got.data(), 2),
               EXACTSAMPLE_OK);
-    ASSERT_EQ(exactsample_sample_batch_ex(s, widened.data(), kRows, kVocab, kStride,
-                                          rows_f32.data(), extras.data() + kRows, want.data(),
-                                          2),
+    ASSERT_EQ(exactsample_sample_requests(s, nullptr, rows.data() + kRows, kRows, want.data(), 2),
               EXACTSAMPLE_OK);
     for (size_t i = 0; i < kRows; ++i) {
       EXPECT_EQ(got[i].id, want[i].id) << i;
       EXPECT_EQ(Bits(got[i].logprob), Bits(want[i].logprob)) << i;
+      EXPECT_EQ(Bits(logprobs[i]), Bits(logprobs[kRows + i])) << i;
       EXPECT_EQ(Bits(processed[i]), Bits(processed[kRows + i])) << i;
       ASSERT_EQ(top_counts[i], top_counts[kRows + i]) << i;
       for (size_t j = 0; j < top_counts[i]; ++j) {
@@ -611,11 +617,11 @@ TEST(HalfRows, CAbiEqualsTheWidenedRow) {
       b = a;
       int32_t id_a = -1, id_b = -2;
       double lp_a = 0, lp_b = 1;
-      ASSERT_EQ(exactsample_sample_ex16(s, words.data() + kStride, c_type, kVocab, nullptr, 0,
-                                        nullptr, 0, &params, nullptr, &a, &id_a, &lp_a),
+      ASSERT_EQ(test::SampleStateless(s, words.data() + kStride, kVocab, nullptr, 0, nullptr, 0,
+                                      &params, nullptr, &a, &id_a, &lp_a, c_type),
                 EXACTSAMPLE_OK);
-      ASSERT_EQ(exactsample_sample_ex(s, widened.data() + kStride, kVocab, nullptr, 0, nullptr,
-                                      0, &params, nullptr, &b, &id_b, &lp_b),
+      ASSERT_EQ(test::SampleStateless(s, widened.data() + kStride, kVocab, nullptr, 0, nullptr, 0,
+                                      &params, nullptr, &b, &id_b, &lp_b),
                 EXACTSAMPLE_OK);
       EXPECT_EQ(id_a, id_b);
       EXPECT_EQ(Bits(lp_a), Bits(lp_b));
@@ -626,29 +632,31 @@ TEST(HalfRows, CAbiEqualsTheWidenedRow) {
     exactsample_rng g;
     exactsample_rng_stream(1, EXACTSAMPLE_PURPOSE_SAMPLE, &g);
     int32_t id = -1;
-    EXPECT_EQ(exactsample_sample_ex16(s, words.data() + kStride, c_type, kVocab, nullptr, 0,
-                                      nullptr, 0, &params, nullptr, &g, &id, nullptr),
+    EXPECT_EQ(test::SampleStateless(s, words.data() + kStride, kVocab, nullptr, 0, nullptr, 0,
+                                    &params, nullptr, &g, &id, nullptr, c_type),
               EXACTSAMPLE_INVALID_LOGITS);
     EXPECT_NE(std::string(exactsample_sampler_last_error(s)).find("logits[5] = nan"),
               std::string::npos)
         << exactsample_sampler_last_error(s);
   }
-  // logits_type must name a 16-bit type (f32 rows take the float calls).
+  // logits_type must name a row type.
   exactsample_rng g;
   exactsample_rng_stream(1, EXACTSAMPLE_PURPOSE_SAMPLE, &g);
   const uint16_t w[2] = {0x3C00, 0x4000};
   int32_t id = -1;
-  for (int bad : {int{EXACTSAMPLE_LOGITS_F32}, 3, -1}) {
-    EXPECT_EQ(exactsample_sample_ex16(s, w, bad, 2, nullptr, 0, nullptr, 0, &params, nullptr,
-                                      &g, &id, nullptr),
+  for (int bad : {3, -1}) {
+    EXPECT_EQ(test::SampleStateless(s, w, 2, nullptr, 0, nullptr, 0, &params, nullptr, &g, &id,
+                                    nullptr, bad),
               EXACTSAMPLE_INVALID_ARGUMENT);
     EXPECT_NE(std::string(exactsample_sampler_last_error(s)).find("logits_type = " +
                                                                   std::to_string(bad)),
               std::string::npos);
     exactsample_token token;
-    exactsample_row row{nullptr, 0, nullptr, 0, &params, &g};
-    EXPECT_EQ(exactsample_sample_batch_ex16(s, w, bad, 1, 2, 2, &row, nullptr, &token, 1),
+    const exactsample_request row =
+        test::StatelessRequest(w, 2, nullptr, 0, nullptr, 0, &params, nullptr, &g, nullptr, bad);
+    EXPECT_EQ(exactsample_sample_requests(s, nullptr, &row, 1, &token, 1),
               EXACTSAMPLE_INVALID_ARGUMENT);
+    EXPECT_EQ(token.status, EXACTSAMPLE_INVALID_ARGUMENT);
   }
   exactsample_sampler_destroy(s);
 }

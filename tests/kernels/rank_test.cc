@@ -218,7 +218,7 @@ TEST(Rank, BatchAndSequenceRankAsSample) {
     ASSERT_TRUE(results[i] && want);
     EXPECT_GT(want->rank, 1);
     EXPECT_EQ(*results[i], *want) << "row " << i;
-    auto seq = Sequence::Create(2000, {}, stream(i + 1, Purpose::sample));
+    auto seq = Sequence::create(2000, {}, stream(i + 1, Purpose::sample));
     ASSERT_TRUE(seq);
     Step row;
     row.logits = batch[i].request.logits;

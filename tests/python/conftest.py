@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import replay_cases  # noqa: E402
 import spec_sampler  # noqa: E402
 
-SUPPORTED_TARGETS = [t.name for t in xs.targets() if t.supported]
+SUPPORTED_TARGETS = [t.name for t in xs.compiled_targets() if t.supported]
 # The reference engine, and the fast engine on every target this CPU supports.
 ENGINE_TARGETS = [("reference", "")] + [("fast", t) for t in SUPPORTED_TARGETS]
 
@@ -38,6 +38,20 @@ def engine(request):
 @pytest.fixture(scope="session")
 def cli():
     return os.environ["EXACTSAMPLE_CLI"]
+
+
+# The fields of xs.Constraints, which the replay cases keep among their params.
+CONSTRAINT_FIELDS = ("logit_bias", "allowed_token_ids", "banned_token_ids", "allowed_bitmask")
+
+
+def constrained(kwargs):
+    """Keyword arguments with the bias and mask fields among them gathered
+    into constraints=xs.Constraints(...) (none among them: unchanged)."""
+    fields = {k: v for k, v in kwargs.items() if k in CONSTRAINT_FIELDS}
+    rest = {k: v for k, v in kwargs.items() if k not in CONSTRAINT_FIELDS}
+    if fields:
+        rest["constraints"] = xs.Constraints(**fields)
+    return rest
 
 
 def hexes(values):

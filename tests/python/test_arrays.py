@@ -1,4 +1,4 @@
-"""sample_batch and sample_batch_sequences with output="numpy" (and "torch")
+"""sample_batch, of rows and of sequences, with output="numpy" (and "torch")
 equal the Token path bit for bit (ids, logprobs, processed logprobs, ranks,
 top-N ids and logprobs, generator positions) on the reference engine and
 the fast engine on every supported target, with biases, masks, top-N and
@@ -40,8 +40,10 @@ def batch_case(seed, rows=7, vocab=3000):
     if rows > 5:
         banned[5] = list(range(vocab))
     prompts = [[int(i) for i in r.integers(0, vocab, 5)] for _ in range(rows)]
-    return dict(rows=block, params=params, prompts=prompts, logit_bias=bias,
-                allowed_token_ids=allowed, banned_token_ids=banned, allowed_bitmask=bitmask)
+    constraints = [xs.Constraints(logit_bias=b, allowed_token_ids=a, banned_token_ids=n,
+                                  allowed_bitmask=m)
+                   for b, a, n, m in zip(bias, allowed, banned, bitmask)]
+    return dict(rows=block, params=params, prompts=prompts, constraints=constraints)
 
 
 def check_arrays(arrays, tokens, top_n, rank=True):
@@ -124,7 +126,8 @@ def test_sequence_batch_arrays_equal_tokens(engine):
         out = []
         for i in range(5):
             s = xs.Sequence(2000, xs.SamplingParams(top_logprobs=7 if i == 1 else 0), seed=i,
-                            banned_token_ids=list(range(2000)) if i == 3 else None)
+                            constraints=xs.Constraints(
+                                banned_token_ids=list(range(2000)) if i == 3 else None))
             s.accept_prompt(case["prompts"][i])
             out.append(s)
         return out
@@ -132,8 +135,8 @@ def test_sequence_batch_arrays_equal_tokens(engine):
     by_tokens, by_arrays = sequences(), sequences()
     for step in range(3):
         kw = dict(params=per_row, engine=engine, rank=True, threads=2)
-        tokens = xs.sample_batch_sequences(by_tokens, block, **kw)
-        arrays = xs.sample_batch_sequences(by_arrays, block, **kw, output="numpy")
+        tokens = xs.sample_batch(by_tokens, block, **kw)
+        arrays = xs.sample_batch(by_arrays, block, **kw, output="numpy")
         assert sorted(arrays.errors) == [2, 3], step
         check_arrays(arrays, tokens, top_n=7)
         for a, b in zip(by_tokens, by_arrays):
@@ -225,12 +228,12 @@ def test_bad_output_takes_no_draw(monkeypatch):
     assert e.value.field == "output" and "output = list" in str(e.value)
     seqs = [xs.Sequence(10, seed=1), xs.Sequence(10, seed=2)]
     with pytest.raises(xs.SampleError):
-        xs.sample_batch_sequences(seqs, block, output="pandas")
+        xs.sample_batch(seqs, block, output="pandas")
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch now fails
     with pytest.raises(ImportError, match="output='numpy'"):
         xs.sample_batch(block, None, rngs, output="torch")
     with pytest.raises(ImportError, match="output='numpy'"):
-        xs.sample_batch_sequences(seqs, block, output="torch")
+        xs.sample_batch(seqs, block, output="torch")
     assert [g.draws_u32 for g in rngs] == [0, 0]
     assert [s.rng.draws_u32 for s in seqs] == [0, 0]
     assert all(len(s.generated) == 0 for s in seqs)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import exactsample as xs
+from conftest import CONSTRAINT_FIELDS, constrained
 
 LIBC = ctypes.CDLL(None)
 
@@ -142,40 +143,42 @@ def test_a_batch_row_without_a_generator_raises_naming_it(bad):
 
 
 @pytest.mark.parametrize("kwargs,field,message", [
-    ({"logit_bias": {"x": 1.0}}, "logit_bias",
-     'logit_bias key "x": not an id in canonical decimal'),
-    ({"logit_bias": {1.0: 1.0}}, "logit_bias",
-     "logit_bias key 1.0: not an id (an int, or its canonical decimal string)"),
-    ({"logit_bias": {1: "a"}}, "logit_bias", "logit_bias[1] = 'a': a bias is a number"),
-    ({"logit_bias": {1: None}}, "logit_bias", "logit_bias[1] = None: a bias is a number"),
-    ({"logit_bias": {1: True}}, "logit_bias", "logit_bias[1] = True: a bias is a number"),
-    ({"logit_bias": {True: 1.0}}, "logit_bias", "logit_bias key True: not an id"),
-    ({"logit_bias": {" 1": 1.0}}, "logit_bias", 'logit_bias key " 1": not an id in canonical'),
-    ({"logit_bias": {"+1": 1.0}}, "logit_bias", 'logit_bias key "+1": not an id in canonical'),
-    ({"logit_bias": {"01": 1.0}}, "logit_bias", 'logit_bias key "01": not an id in canonical'),
-    ({"logit_bias": {"1": 2.0, 1: 3.0}}, "logit_bias", "logit_bias: id 1 given twice"),
+    ({"logit_bias": {"x": 1.0}}, "constraints.logit_bias",
+     'constraints.logit_bias key "x": not an id in canonical decimal'),
+    ({"logit_bias": {1.0: 1.0}}, "constraints.logit_bias",
+     "constraints.logit_bias key 1.0: not an id (an int, or its canonical decimal string)"),
+    ({"logit_bias": {1: "a"}}, "constraints.logit_bias", "constraints.logit_bias[1] = 'a': a bias is a number"),
+    ({"logit_bias": {1: None}}, "constraints.logit_bias", "constraints.logit_bias[1] = None: a bias is a number"),
+    ({"logit_bias": {1: True}}, "constraints.logit_bias", "constraints.logit_bias[1] = True: a bias is a number"),
+    ({"logit_bias": {True: 1.0}}, "constraints.logit_bias", "constraints.logit_bias key True: not an id"),
+    ({"logit_bias": {" 1": 1.0}}, "constraints.logit_bias", 'constraints.logit_bias key " 1": not an id in canonical'),
+    ({"logit_bias": {"+1": 1.0}}, "constraints.logit_bias", 'constraints.logit_bias key "+1": not an id in canonical'),
+    ({"logit_bias": {"01": 1.0}}, "constraints.logit_bias", 'constraints.logit_bias key "01": not an id in canonical'),
+    ({"logit_bias": {"1": 2.0, 1: 3.0}}, "constraints.logit_bias", "constraints.logit_bias: id 1 given twice"),
     ({"prompt": b"\x01\x02"}, "prompt", "prompt: bytes is not a sequence of token ids"),
     ({"generated": bytearray(b"\x01")}, "generated",
      "generated: bytearray is not a sequence of token ids"),
     ({"prompt": [1, True]}, "prompt", "prompt[1] = True: not an integer"),
-    ({"banned_token_ids": [False]}, "banned_token_ids", "banned_token_ids[0] = False"),
-    ({"allowed_token_ids": []}, "allowed_token_ids",
-     "allowed_token_ids: empty, so no id may be drawn; leave it out to allow every id"),
-    ({"allowed_token_ids": np.array([], dtype=np.int32)}, "allowed_token_ids",
-     "allowed_token_ids: empty, so no id may be drawn"),
+    ({"banned_token_ids": [False]}, "constraints.banned_token_ids", "constraints.banned_token_ids[0] = False"),
+    ({"allowed_token_ids": []}, "constraints.allowed_token_ids",
+     "constraints.allowed_token_ids: empty, so no id may be drawn; leave it out to allow every id"),
+    ({"allowed_token_ids": np.array([], dtype=np.int32)}, "constraints.allowed_token_ids",
+     "constraints.allowed_token_ids: empty, so no id may be drawn"),
 ])
 def test_bad_inputs_raise_naming_the_field(kwargs, field, message):
     rng = xs.stream(2)
     before = state(rng)
-    for call in (lambda: xs.sample(ROWS[0], None, rng, **kwargs),
-                 lambda: xs.validate(ROWS[0], None, **kwargs)):
+    for call in (lambda: xs.sample(ROWS[0], None, rng, **constrained(kwargs)),
+                 lambda: xs.validate(ROWS[0], None, **constrained(kwargs))):
         with pytest.raises(xs.SampleError) as e:
             call()
         assert (e.value.field, str(e.value)[:len(message)]) == (field, message)
     assert state(rng) == before
     # In a batch the row is named too, and no generator moves.
     rngs = [xs.stream(1), xs.stream(2)]
-    per_row = {k: [None, v] for k, v in kwargs.items() if k not in ("prompt", "generated")}
+    per_row = {}
+    if any(k in CONSTRAINT_FIELDS for k in kwargs):
+        per_row["constraints"] = [None, constrained(kwargs)["constraints"]]
     if "prompt" in kwargs:
         per_row["prompts"] = [None, kwargs["prompt"]]
     if "generated" in kwargs:
@@ -188,7 +191,7 @@ def test_bad_inputs_raise_naming_the_field(kwargs, field, message):
 
 def test_the_empty_allow_list_is_degenerate():
     with pytest.raises(xs.SampleError) as e:
-        xs.sample(ROWS[0], None, xs.stream(1), allowed_token_ids=[])
+        xs.sample(ROWS[0], None, xs.stream(1), constraints=xs.Constraints(allowed_token_ids=[]))
     assert e.value.code == "degenerate"
 
 
@@ -224,9 +227,10 @@ def test_bias_and_mask_errors_are_the_programs(cli, tmp_path):
     module = []
     for p in bad:
         with pytest.raises(xs.SampleError) as e:
-            xs.sample(np.array(x, dtype=np.float32), None, xs.stream(1), **p)
+            xs.sample(np.array(x, dtype=np.float32), None, xs.stream(1), **constrained(p))
         module.append(str(e.value))
-    assert module == lines
+    # The program's words, under the field that holds them here.
+    assert module == ["constraints." + line for line in lines]
 
 
 # ------------------------------------------------------------------ 19
@@ -253,10 +257,10 @@ def test_validate_answers_what_sample_would():
     for row, params, kwargs in cases:
         rng = xs.stream(1)
         with pytest.raises(xs.SampleError) as sampled:
-            xs.sample(row, params, rng, **kwargs)
+            xs.sample(row, params, rng, **constrained(kwargs))
         assert rng.draws_u32 == 0
         with pytest.raises(xs.SampleError) as validated:
-            xs.validate(row, params, **kwargs)
+            xs.validate(row, params, **constrained(kwargs))
         assert (validated.value.field, validated.value.code, str(validated.value)) == \
             (sampled.value.field, sampled.value.code, str(sampled.value)), (params, kwargs)
     xs.validate(x, xs.SamplingParams(temperature=0.5), prompt=[1])  # a good one passes
@@ -281,7 +285,7 @@ def new_calls():
         ("Sequence.sample", lambda: seqs[0].sample(ROWS[0]), lambda: seq_state(seqs[0])),
         ("Sequence.sample_only", lambda: seqs[1].sample_only(ROWS[1]),
          lambda: seq_state(seqs[1])),
-        ("sample_batch_sequences", lambda: xs.sample_batch_sequences(seqs, ROWS, threads=2),
+        ("sample_batch of sequences", lambda: xs.sample_batch(seqs, ROWS, threads=2),
          lambda: [seq_state(s) for s in seqs]),
         ("verify", lambda: xs.verify(SPEC_X, SPEC_Y, [3, 2], None, rngs[0]),
          lambda: state(rngs[0])),
@@ -315,7 +319,7 @@ def test_the_new_calls_refuse_what_another_call_is_using():
 
     def on_the_sequence():
         for call in [lambda: seq.sample(ROWS[1]),
-                     lambda: xs.sample_batch_sequences([seq], ROWS[:1])]:
+                     lambda: xs.sample_batch([seq], ROWS[:1])]:
             with pytest.raises(RuntimeError, match="in use by another thread"):
                 call()
             refused.append("seq")

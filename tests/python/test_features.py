@@ -54,7 +54,8 @@ def module_run(case, engine, bitmask):
     rng = xs.stream(case["seed"])
     ids, logprobs, processed, tops = [], [], [], []
     for _ in range(case["steps"]):
-        t = xs.sample(x, params, rng, generated=ids, engine=engine, **extra)
+        t = xs.sample(x, params, rng, generated=ids, engine=engine,
+                      constraints=xs.Constraints(**extra))
         ids.append(t.id)
         logprobs.append(bits(t.logprob))
         processed.append(bits(t.processed_logprob))
@@ -86,20 +87,25 @@ def test_bad_feature_inputs_name_their_field():
     x = np.zeros(40, dtype=np.float32)
     rng = xs.stream(1)
     before = rng.draws_u32
-    bad = [({"logit_bias": {40: 1.0}}, "logit_bias"),
-           ({"logit_bias": {"3": float("nan")}}, "logit_bias"),
-           ({"logit_bias": [1, 2]}, "logit_bias"),
-           ({"allowed_token_ids": [-1]}, "allowed_token_ids"),
-           ({"banned_token_ids": [40]}, "banned_token_ids"),
+    bad = [({"logit_bias": {40: 1.0}}, "constraints.logit_bias"),
+           ({"logit_bias": {"3": float("nan")}}, "constraints.logit_bias"),
+           ({"logit_bias": [1, 2]}, "constraints.logit_bias"),
+           ({"allowed_token_ids": [-1]}, "constraints.allowed_token_ids"),
+           ({"banned_token_ids": [40]}, "constraints.banned_token_ids"),
            ({"allowed_bitmask": np.zeros(1, dtype=np.uint32)}, None),
-           ({"allowed_bitmask": np.zeros(2, dtype=np.int64)}, "allowed_bitmask")]
-    for kwargs, field in bad:
+           ({"allowed_bitmask": np.zeros(2, dtype=np.int64)}, "constraints.allowed_bitmask")]
+    for fields, field in bad:
         with pytest.raises(xs.SampleError) as e:
-            xs.sample(x, None, rng, **kwargs)
+            xs.sample(x, None, rng, constraints=xs.Constraints(**fields))
         if field is not None:
-            assert e.value.field == field, (kwargs, str(e.value))
+            assert e.value.field == field, (fields, str(e.value))
+            assert str(e.value).startswith(field), (fields, str(e.value))
         with pytest.raises(xs.SampleError):
-            xs.validate(x, None, **kwargs)
+            xs.validate(x, None, constraints=xs.Constraints(**fields))
+    # Anything but a Constraints (or None) is refused by name.
+    with pytest.raises(xs.SampleError) as e:
+        xs.sample(x, None, rng, constraints={"logit_bias": {1: 1.0}})
+    assert e.value.field == "constraints" and "is not an exactsample.Constraints" in str(e.value)
     assert rng.draws_u32 == before
 
 
@@ -117,20 +123,19 @@ def test_batch_rows_take_their_own_features(threads):
         if "logit_bias" in p:
             p["logit_bias"] = {k: b for k, b in p["logit_bias"].items() if int(k) < v}
         trimmed.append(p)
+    constraints_of = lambda p: xs.Constraints(  # noqa: E731
+        logit_bias=p.get("logit_bias"), allowed_token_ids=p.get("allowed_token_ids"),
+        banned_token_ids=p.get("banned_token_ids"))
     plain = lambda p: xs.SamplingParams(**{k: p[k] for k in  # noqa: E731
                                            ("temperature", "top_k", "top_p", "top_logprobs")})
     want = []
     for x, p, c in zip(rows, trimmed, same_v):
         rng = xs.stream(c["seed"])
-        t = xs.sample(x, plain(p), rng, logit_bias=p.get("logit_bias"),
-                      allowed_token_ids=p.get("allowed_token_ids"),
-                      banned_token_ids=p.get("banned_token_ids"))
+        t = xs.sample(x, plain(p), rng, constraints=constraints_of(p))
         want.append((t.id, bits(t.logprob), bits(t.processed_logprob), t.top_logprobs))
     rngs = [xs.stream(c["seed"]) for c in same_v]
     got = xs.sample_batch(rows, [plain(p) for p in trimmed], rngs, threads=threads,
-                          logit_bias=[p.get("logit_bias") for p in trimmed],
-                          allowed_token_ids=[p.get("allowed_token_ids") for p in trimmed],
-                          banned_token_ids=[p.get("banned_token_ids") for p in trimmed])
+                          constraints=[constraints_of(p) for p in trimmed])
     assert [(t.id, bits(t.logprob), bits(t.processed_logprob), t.top_logprobs)
             for t in got] == want
     assert any(p.get("logit_bias") for p in trimmed)
@@ -150,11 +155,28 @@ def test_int32_bitmask_is_read_as_its_bits_in_place():
     params = xs.SamplingParams(temperature=0.9, top_logprobs=5)
     for seed in range(20):
         a, b, c = xs.stream(seed), xs.stream(seed), xs.stream(seed)
-        want = xs.sample(x, params, a, allowed_token_ids=allowed)
-        assert xs.sample(x, params, b, allowed_bitmask=words) == want
-        assert xs.sample(x, params, c, allowed_bitmask=signed) == want
+        want = xs.sample(x, params, a, constraints=xs.Constraints(allowed_token_ids=allowed))
+        assert xs.sample(x, params, b, constraints=xs.Constraints(allowed_bitmask=words)) == want
+        assert xs.sample(x, params, c, constraints=xs.Constraints(allowed_bitmask=signed)) == want
         assert a == b == c
     before = signed.copy()
     xs.sample_batch(np.stack([x, x]), params, [xs.stream(1), xs.stream(2)],
-                    allowed_bitmask=[signed, words])
+                    constraints=[xs.Constraints(allowed_bitmask=signed),
+                                 xs.Constraints(allowed_bitmask=words)])
     assert (signed == before).all()
+
+
+def test_constraints_hold_their_fields_and_serve_every_row():
+    c = xs.Constraints(logit_bias={1: 2.0}, banned_token_ids=[0])
+    assert (c.logit_bias, c.allowed_token_ids, c.banned_token_ids, c.allowed_bitmask) == \
+        ({1: 2.0}, None, [0], None)
+    assert repr(c).startswith("Constraints(logit_bias={1: 2.0}, allowed_token_ids=None")
+    x = np.random.default_rng(5).normal(0, 1, (3, 50)).astype(np.float32)
+    alone = [xs.sample(r, None, xs.stream(i), constraints=c) for i, r in enumerate(x)]
+    shared = xs.sample_batch(x, None, [xs.stream(i) for i in range(3)], constraints=c)
+    per_row = xs.sample_batch(x, None, [xs.stream(i) for i in range(3)], constraints=[c, c, c])
+    assert shared == per_row == alone
+    assert all(t.id != 0 for t in alone)
+    with pytest.raises(xs.SampleError) as e:
+        xs.sample_batch(x, None, [xs.stream(i) for i in range(3)], constraints=[c])
+    assert e.value.field == "constraints" and "1 entries for 3 rows" in str(e.value)

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import exactsample as xs
-from conftest import spec_replay
+from conftest import constrained, spec_replay
 import replay_cases
 import spec_sampler
 
@@ -145,8 +145,10 @@ def test_overrides_equal_stateless_with_them(engine):
     gen = np.random.default_rng(11)
     vocab = 2000
     bias = {3: 5.0, "17": -2.0}
-    seq = xs.Sequence(vocab, PARAMS[0], seed=4, logit_bias=bias, banned_token_ids=[5, 6])
-    ref = Stateless(PARAMS[0], 4, logit_bias=bias, banned_token_ids=[5, 6])
+    seq = xs.Sequence(vocab, PARAMS[0], seed=4,
+                      constraints=xs.Constraints(logit_bias=bias, banned_token_ids=[5, 6]))
+    ref = Stateless(PARAMS[0], 4,
+                    constraints=xs.Constraints(logit_bias=bias, banned_token_ids=[5, 6]))
     seq.accept_prompt(zipf_ids(gen, 100, vocab))
     ref.prompt = seq.prompt.tolist()
     bitmask = np.full((vocab + 31) // 32, 0xFFFF00FF, dtype=np.uint32)
@@ -162,13 +164,14 @@ def test_overrides_equal_stateless_with_them(engine):
     for step in range(28):
         call = calls[step % len(calls)]
         logits = row(gen, vocab)
-        # The stateless call's extras: a given logit_bias replaces the
-        # sequence's; any mask keyword replaces its whole mask.
+        # The stateless call's constraints: a given logit_bias replaces the
+        # sequence's; any mask field replaces its whole mask.
         extras = {"logit_bias": call.get("logit_bias", bias)}
         given = {k: v for k, v in call.items() if k in MASK_KEYWORDS}
         extras.update(given or {"banned_token_ids": [5, 6]})
-        want = ref.sample(logits, engine, call.get("params"), **extras)
-        got = seq.sample(logits, engine=engine, **call)
+        want = ref.sample(logits, engine, call.get("params"),
+                          constraints=xs.Constraints(**extras))
+        got = seq.sample(logits, engine=engine, **constrained(call))
         assert bits(got) == bits(want), (step, call)
         assert state(seq.rng) == state(ref.rng)
 
@@ -202,7 +205,8 @@ def test_windowed_replay_cases_equal_the_transcription(engine):
                   "banned_token_ids": p.pop("banned_token_ids") or None}
         logits = np.array(x, dtype=np.float32)
         try:
-            seq = xs.Sequence(len(x), xs.SamplingParams(**p), seed=seed, **extras)
+            seq = xs.Sequence(len(x), xs.SamplingParams(**p), seed=seed,
+                              constraints=xs.Constraints(**extras))
             seq.accept_prompt(prompt)
             tokens = [seq.sample(logits, engine=engine) for _ in range(steps)]
         except xs.SampleError:
@@ -287,8 +291,8 @@ print(json.dumps({"tokens": out, "rng": [seq.rng.state, seq.rng.inc, seq.rng.dra
 def test_snapshot_continues_in_another_process(tmp_path):
     gen = np.random.default_rng(15)
     vocab = 5000
-    seq = xs.Sequence(vocab, PARAMS[1], seed=31, logit_bias={7: 3.0},
-                      allowed_token_ids=list(range(0, vocab, 2)))
+    seq = xs.Sequence(vocab, PARAMS[1], seed=31, constraints=xs.Constraints(
+        logit_bias={7: 3.0}, allowed_token_ids=list(range(0, vocab, 2))))
     seq.accept_prompt(zipf_ids(gen, 400, vocab))
     for _ in range(6):  # mid-request
         seq.sample(row(gen, vocab))
@@ -322,7 +326,7 @@ def test_batch_equals_each_sequence_alone(engine):
     for step in range(6):
         block = np.stack([row(gen, vocab) for _ in seqs])
         params = override if step % 2 else None
-        got = xs.sample_batch_sequences(seqs, block, params=params, threads=3, engine=engine)
+        got = xs.sample_batch(seqs, block, params=params, threads=3, engine=engine)
         for i, s in enumerate(alone):
             want = s.sample(block[i], params=params[i] if params else None, engine=engine)
             assert bits(got[i]) == bits(want), (step, i)
@@ -331,7 +335,7 @@ def test_batch_equals_each_sequence_alone(engine):
     # accept=False: sample_only; the history stays.
     block = np.stack([row(gen, vocab) for _ in seqs])
     before = [s.generated.tolist() for s in seqs]
-    got = xs.sample_batch_sequences(seqs, block, accept=False)
+    got = xs.sample_batch(seqs, block, accept=False)
     assert [s.generated.tolist() for s in seqs] == before
     assert [bits(t) for t in got] == [bits(s.sample_only(block[i])) for i, s in enumerate(alone)]
 
@@ -341,18 +345,18 @@ def test_batch_bad_rows_and_usage():
     good, other = xs.Sequence(300, None, seed=1), xs.Sequence(301, None, seed=2)
     block = np.stack([row(gen, 300), row(gen, 300)])
     before = other.snapshot()
-    got = xs.sample_batch_sequences([good, other], block)
+    got = xs.sample_batch([good, other], block)
     assert isinstance(got[0], xs.Token) and isinstance(got[1], xs.SampleError)
     assert "300" in str(got[1]) and "301" in str(got[1])
     assert other.snapshot() == before
     with pytest.raises(xs.SampleError, match=r"sequences\[1\]: the same Sequence"):
-        xs.sample_batch_sequences([good, good], block)
+        xs.sample_batch([good, good], block)
     with pytest.raises(xs.SampleError, match="rows: 2 rows for 1 sequences"):
-        xs.sample_batch_sequences([good], block)
+        xs.sample_batch([good], block)
     with pytest.raises(TypeError, match=r"sequences\[1\]: Pcg32 is not a Sequence"):
-        xs.sample_batch_sequences([good, xs.stream(1)], block)
+        xs.sample_batch([good, xs.stream(1)], block)
     with pytest.raises(xs.SampleError, match="params: give None"):
-        xs.sample_batch_sequences([good, other], block, params=[None])
+        xs.sample_batch([good, other], block, params=[None])
 
 
 def unchanged(seq, action, field, *values):
@@ -388,10 +392,11 @@ def test_bad_input_names_the_field_and_changes_nothing():
     unchanged(seq, lambda: seq.sample(nan), "logits", "nan")
     unchanged(seq, lambda: seq.sample(row(gen, vocab), params=xs.SamplingParams(
         penalty_last_n=-1)), "penalty_last_n", -1)
-    unchanged(seq, lambda: seq.sample(row(gen, vocab), logit_bias={vocab: 1.0}),
-              "logit_bias", vocab)
-    unchanged(seq, lambda: seq.sample(row(gen, vocab), banned_token_ids=list(range(vocab))),
-              "mask")
+    unchanged(seq, lambda: seq.sample(row(gen, vocab),
+                                      constraints=xs.Constraints(logit_bias={vocab: 1.0})),
+              "constraints.logit_bias", vocab)
+    unchanged(seq, lambda: seq.sample(
+        row(gen, vocab), constraints=xs.Constraints(banned_token_ids=list(range(vocab)))), "mask")
     unchanged(seq, lambda: seq.sample(row(gen, vocab), engine="slow"), "engine", "slow")
     with pytest.raises(TypeError, match="params: str is not a SamplingParams"):
         seq.sample(row(gen, vocab), params="hot")
@@ -406,8 +411,8 @@ def test_bad_construction():
         xs.Sequence(10, xs.SamplingParams(penalty_last_n=-3), seed=1)
     assert e.value.field == "penalty_last_n"
     with pytest.raises(xs.SampleError) as e:
-        xs.Sequence(10, None, seed=1, allowed_token_ids=[10])
-    assert e.value.field == "allowed_token_ids" and "10" in str(e.value)
+        xs.Sequence(10, None, seed=1, constraints=xs.Constraints(allowed_token_ids=[10]))
+    assert e.value.field == "constraints.allowed_token_ids" and "10" in str(e.value)
     with pytest.raises(TypeError, match="not both or neither"):
         xs.Sequence(10, None)
     with pytest.raises(TypeError, match="not both or neither"):
@@ -416,7 +421,7 @@ def test_bad_construction():
 
 def test_bad_snapshots_are_refused():
     gen = np.random.default_rng(19)
-    seq = xs.Sequence(600, PARAMS[0], seed=12, logit_bias={1: 2.0})
+    seq = xs.Sequence(600, PARAMS[0], seed=12, constraints=xs.Constraints(logit_bias={1: 2.0}))
     seq.accept_prompt(zipf_ids(gen, 40, 600))
     seq.sample(row(gen, 600))
     good = seq.snapshot()

@@ -17,6 +17,13 @@ SCALARS = ("temperature", "repetition_penalty", "presence_penalty", "frequency_p
            "top_k", "top_p", "min_p", "top_logprobs", "penalty_last_n")
 
 
+def constraints_of(params):
+    """A verification case's bias and masks, held among its params."""
+    return xs.Constraints(logit_bias=params["logit_bias"] or None,
+                          allowed_token_ids=params["allowed_token_ids"] or None,
+                          banned_token_ids=params["banned_token_ids"] or None)
+
+
 def params_of(p):
     return xs.SamplingParams(**{k: p[k] for k in SCALARS})
 
@@ -53,9 +60,7 @@ def module_verify(case, engine_name):
     try:
         v = xs.verify(t, dr, d, params_of(tp), rng, draft_params=dp and params_of(dp),
                       prompt=prompt, generated=generated, engine=engine_name,
-                      logit_bias=tp["logit_bias"] or None,
-                      allowed_token_ids=tp["allowed_token_ids"] or None,
-                      banned_token_ids=tp["banned_token_ids"] or None)
+                      constraints=constraints_of(tp))
     except xs.SampleError as e:
         return {"name": case["name"], "error": str(e), "draws_u32": rng.draws_u32}
     assert rng.draws_u32 == 2 * v.draws
@@ -107,9 +112,7 @@ def sequence_verify(case, engine_name):
         target, draft, d, tp, dp, prompt, generated, seed = spec_sampler.read_verification(case)
         t, dr = block(target), block(draft)
         seq = xs.Sequence(t.shape[1], params_of(tp), seed=seed,
-                          logit_bias=tp["logit_bias"] or None,
-                          allowed_token_ids=tp["allowed_token_ids"] or None,
-                          banned_token_ids=tp["banned_token_ids"] or None)
+                          constraints=constraints_of(tp))
         seq.accept_prompt(prompt)
         for g in generated:
             seq.accept(g)
@@ -183,15 +186,13 @@ def test_distribution_equals_the_transcription(engine):
             continue
         ids, probs = xs.distribution(
             np.array(target[0], dtype=np.float32), params_of(tp), prompt=prompt,
-            generated=generated, engine=engine, logit_bias=tp["logit_bias"] or None,
-            allowed_token_ids=tp["allowed_token_ids"] or None,
-            banned_token_ids=tp["banned_token_ids"] or None)
+            generated=generated, engine=engine, constraints=constraints_of(tp))
         assert ids == [i for i in range(len(want)) if want[i] > 0], case["name"]
         assert hexes(probs) == hexes([want[i] for i in ids]), case["name"]
 
 
 def test_batch_is_each_alone():
-    # The bias and masks are single-call arguments: cases without them.
+    # Each verification with its own constraints (the case's bias and masks).
     cases = [c for c in replay_cases.random_verifications(60, 43, 3000)
              if module_verify(c, "fast") is not None]
     args = [spec_sampler.read_verification(c) for c in cases]
@@ -199,14 +200,16 @@ def test_batch_is_each_alone():
     out = xs.verify_batch([block(a[0]) for a in args], [block(a[1]) for a in args],
                           [a[2] for a in args], [params_of(a[3]) for a in args], rngs,
                           draft_params=[a[4] and params_of(a[4]) for a in args],
-                          prompts=[a[5] for a in args], generated=[a[6] for a in args])
+                          prompts=[a[5] for a in args], generated=[a[6] for a in args],
+                          constraints=[constraints_of(a[3]) for a in args])
     assert len(out) == len(args) > 10
+    assert any(a[3]["logit_bias"] or a[3]["banned_token_ids"] for a in args)
     for a, got, rng in zip(args, out, rngs):
         alone = xs.stream(a[7])
         try:
             want = xs.verify(block(a[0]), block(a[1]), a[2], params_of(a[3]), alone,
                              draft_params=a[4] and params_of(a[4]), prompt=a[5],
-                             generated=a[6])
+                             generated=a[6], constraints=constraints_of(a[3]))
         except xs.SampleError as e:
             assert isinstance(got, xs.SampleError) and str(got) == str(e)
             assert rng.draws_u32 == 0

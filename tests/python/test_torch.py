@@ -106,7 +106,7 @@ def test_int32_torch_bitmask():
         words[i // 32] |= (1 << (i % 32)) if i % 32 != 31 else -(1 << 31)
     params = xs.SamplingParams(temperature=0.7)
     a, b = xs.stream(5), xs.stream(5)
-    assert xs.sample(x, params, a, allowed_bitmask=words) == \
-        xs.sample(x, params, b, allowed_token_ids=allowed)
+    assert xs.sample(x, params, a, constraints=xs.Constraints(allowed_bitmask=words)) == \
+        xs.sample(x, params, b, constraints=xs.Constraints(allowed_token_ids=allowed))
     with pytest.raises(xs.SampleError, match=r"t\.detach\(\)"):
-        xs.sample(x, params, a, allowed_bitmask=words.float().requires_grad_())
+        xs.sample(x, params, a, constraints=xs.Constraints(allowed_bitmask=words.float().requires_grad_()))

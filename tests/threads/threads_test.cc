@@ -35,11 +35,11 @@ using test::Outcome;
 using test::OutcomeOf;
 
 // Executors a host might lend.
-// Each Submit starts n threads of its own (joined by Join or the destructor).
+// Each submit starts n threads of its own (joined by Join or the destructor).
 class ThreadExecutor final : public Executor {
  public:
   ~ThreadExecutor() override { Join(); }
-  void Submit(size_t n, void (*task)(void*), void* arg) override {
+  void submit(size_t n, void (*task)(void*), void* arg) override {
     if (threads_.size() > 64) Join();
     std::lock_guard<std::mutex> lock(mutex_);
     for (size_t k = 0; k < n; ++k) threads_.emplace_back([task, arg] { task(arg); });
@@ -64,7 +64,7 @@ class ThreadExecutor final : public Executor {
 // Never runs anything.
 class NeverExecutor final : public Executor {
  public:
-  void Submit(size_t n, void (*)(void*), void*) override { submitted_ += n; }
+  void submit(size_t n, void (*)(void*), void*) override { submitted_ += n; }
   size_t submitted() const { return submitted_; }
 
  private:
@@ -75,7 +75,7 @@ class NeverExecutor final : public Executor {
 // thread or on others.
 class LateExecutor final : public Executor {
  public:
-  void Submit(size_t n, void (*task)(void*), void* arg) override {
+  void submit(size_t n, void (*task)(void*), void* arg) override {
     for (size_t k = 0; k < n; ++k) tasks_.push_back({task, arg});
   }
   size_t RunAll() {
@@ -114,7 +114,7 @@ class StartedExecutor final : public Executor {
  public:
   explicit StartedExecutor(std::atomic<int>& counter) : counter_(counter) {}
   ~StartedExecutor() override { Join(); }
-  void Submit(size_t n, void (*task)(void*), void* arg) override {
+  void submit(size_t n, void (*task)(void*), void* arg) override {
     const int before = counter_.load();
     for (size_t k = 0; k < n; ++k) threads_.emplace_back([task, arg] { task(arg); });
     for (int i = 0; i < 1000 && counter_.load() == before; ++i) {

@@ -39,7 +39,7 @@ CLI::App* AddAuditCommand(CLI::App& app, AuditOptions& o) {
       audit->add_option("--penalty-last-n", p.penalty_last_n,
                         "penalty window: the last N tokens (default 0: the whole history)")
           ->check(Signed64()),
-      audit->add_option("--seed", o.seed, "unsigned 64-bit; stream(seed, 4)")
+      audit->add_option("--seed", o.seed, "unsigned 64-bit; stream(seed, Purpose::sample)")
           ->check(Unsigned64()),
       audit->add_option("--steps", o.steps,
                         "tokens per request (default 12, at most " +

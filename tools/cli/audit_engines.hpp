@@ -28,7 +28,7 @@ struct EngineRun {
   std::optional<VerifyCounts> counts;
 };
 
-// rng = stream(seed, 4) once, then `steps` traced calls, each id appended
+// rng = stream(seed, Purpose::sample) once, then `steps` traced calls, each id appended
 // to the history; stops at the first error. A verification: see
 // RunVerificationTraced.
 EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws);

@@ -17,7 +17,7 @@
 
 namespace exactsample::cli {
 
-// Like a replay case: rng = stream(seed, 4) once, then `steps` tokens, each
+// Like a replay case: rng = stream(seed, Purpose::sample) once, then `steps` tokens, each
 // appended to `generated` before the next.
 struct AuditRequest {
   std::string name;

@@ -12,12 +12,12 @@ Result<std::function<void()>> SequenceCall(const Request& request, size_t histor
                                            const SampleOptions& options) {
   const LogitBias& b = request.bias;
   const TokenMask& m = request.mask;
-  exactsample::Extras extras{{b.ids.begin(), b.ids.end()},
+  exactsample::Constraints extras{{b.ids.begin(), b.ids.end()},
                              {b.values.begin(), b.values.end()},
                              {m.allowed.begin(), m.allowed.end()},
                              {m.banned.begin(), m.banned.end()},
                              {m.allowed_bits.begin(), m.allowed_bits.end()}};
-  auto created = Sequence::Create(request.vocab(), request.params, stream(1, Purpose::sample),
+  auto created = Sequence::create(request.vocab(), request.params, stream(1, Purpose::sample),
                                   std::move(extras));
   if (!created) return created.error();
   auto seq = std::make_shared<Sequence>(std::move(created.value()));

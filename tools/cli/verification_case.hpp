@@ -41,7 +41,7 @@ bool IsVerification(const nlohmann::json& json);
 // The case, or the error that names the bad field.
 Result<VerificationCase> ParseVerification(const nlohmann::json& json);
 
-// verify() on a fresh stream(seed, 4).
+// verify() on a fresh stream(seed, Purpose::sample).
 Result<Verified> RunVerification(const VerificationCase& c, Workspace& ws,
                                  const SampleOptions& options);
 

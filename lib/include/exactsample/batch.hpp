@@ -35,7 +35,7 @@ class EXACTSAMPLE_API BatchWorkspace {
   BatchWorkspace& operator=(BatchWorkspace&&) noexcept;
 
   // The workspace of the calling thread (thread 0); helpers have their own.
-  Workspace& ForThread(size_t thread);
+  Workspace& for_thread(size_t thread);
 
 
  private:

@@ -25,15 +25,15 @@ class EXACTSAMPLE_API Executor {
   // must not run them on the calling thread before returning (that thread is
   // the caller, which will do any work left over itself). task and arg stay
   // valid for the life of the library; the executor object itself is used
-  // only during Submit.
-  virtual void Submit(size_t n, void (*task)(void* arg), void* arg) = 0;
+  // only during submit.
+  virtual void submit(size_t n, void (*task)(void* arg), void* arg) = 0;
 };
 
 // The library's pool: worker threads created on first use, as many as the
 // largest team asked for (at most 63), that spin (yielding) after their work
 // for as long as the recent gaps between calls when those are at most 4 ms
 // (else 200 us) and then sleep on a condition variable, joined at process
-// exit. Its Submit never waits for a worker: when a worker holds the
+// exit. Its submit never waits for a worker: when a worker holds the
 // pool's lock (one preempted there), the tasks are not run.
 EXACTSAMPLE_API Executor& library_pool();
 

@@ -22,8 +22,8 @@ enum class Purpose : uint64_t {
 };
 
 // A generator comes from stream(seed, purpose) (a request's generator is
-// stream(seed, Purpose::sample)), from FromState (handed over by another
-// worker) or, for the spec's raw pcg32 test vectors, from Seeded.
+// stream(seed, Purpose::sample)), from from_state (handed over by another
+// worker) or, for the spec's raw pcg32 test vectors, from seeded.
 class EXACTSAMPLE_API Pcg32 {
  public:
   static constexpr uint64_t kMultiplier = 6364136223846793005ULL;
@@ -32,11 +32,11 @@ class EXACTSAMPLE_API Pcg32 {
   // pcg32(initstate, seq): the spec's raw seeding (two steps that are not
   // counted as draws). Not a request generator: stream() derives the
   // initstate and seq of those.
-  static Pcg32 Seeded(uint64_t initstate, uint64_t seq = kDefaultSeq);
+  static Pcg32 seeded(uint64_t initstate, uint64_t seq = kDefaultSeq);
 
   // Rebuilds a generator from plain fields, e.g. handed over by another
   // worker. `inc` must be odd.
-  static Pcg32 FromState(uint64_t state, uint64_t inc, uint64_t draws_u32);
+  static Pcg32 from_state(uint64_t state, uint64_t inc, uint64_t draws_u32);
 
   uint32_t next_u32();
   // Two outputs a then b: ((a >> 5) * 2^26 + (b >> 6)) * 2^-53.

@@ -1,9 +1,9 @@
 // A sequence: one request followed from step to step. It holds the
-// request's parameters and extras, its generator, its prompt and generated
+// request's parameters and constraints, its generator, its prompt and generated
 // ids and the per-id counts the penalties need, kept up to date as tokens
 // arrive, so that a token costs the same at step 1 and step 100,000:
 //
-//   auto seq = exactsample::Sequence::Create(V, params, exactsample::stream(seed, 4));
+//   auto seq = exactsample::Sequence::create(V, params, exactsample::stream(seed, exactsample::Purpose::sample));
 //   seq->accept_prompt(prompt_ids);
 //   for (...) {
 //     exactsample::Step step;
@@ -33,14 +33,14 @@ struct Drafts;    // exactsample/speculative.hpp
 struct Verified;
 
 // A request's logit bias and mask, owned (Request's spans view them).
-struct Extras {
+struct Constraints {
   std::vector<int32_t> bias_ids{};
   std::vector<double> bias_values{};
   std::vector<int32_t> allowed{}, banned{};
   std::vector<uint32_t> allowed_bits{};
 
-  LogitBias Bias() const { return {bias_ids, bias_values}; }
-  TokenMask Mask() const { return {allowed, banned, allowed_bits}; }
+  LogitBias bias() const { return {bias_ids, bias_values}; }
+  TokenMask mask() const { return {allowed, banned, allowed_bits}; }
 };
 
 // One step's row and what this call overrides. Null overrides: the
@@ -58,9 +58,9 @@ struct Step {
 class EXACTSAMPLE_API Sequence {
  public:
   // A sequence for rows of `vocab` logits. Errors: vocab 0 or above 2^31 - 1,
-  // parameters or extras out of range (the messages of validate()).
-  static Result<Sequence> Create(size_t vocab, const SamplingParams& params, Pcg32 rng,
-                                 Extras extras = {});
+  // parameters or constraints out of range (the messages of validate()).
+  static Result<Sequence> create(size_t vocab, const SamplingParams& params, Pcg32 rng,
+                                 Constraints constraints = {});
 
   Sequence(const Sequence&);  // clone: everything, the generator included
   Sequence& operator=(const Sequence&);
@@ -93,7 +93,7 @@ class EXACTSAMPLE_API Sequence {
   void reset();
 
   // Everything a second worker needs to continue the request, as bytes
-  // (format in docs/sequence.md): V, parameters, extras, the generator's
+  // (format in docs/sequence.md): V, parameters, constraints, the generator's
   // start and position, the prompt and generated ids, a checksum.
   std::vector<uint8_t> snapshot() const;
   // Errors: a truncated or corrupt snapshot, or one of another format
@@ -102,7 +102,7 @@ class EXACTSAMPLE_API Sequence {
 
   size_t vocab() const;
   const SamplingParams& params() const;
-  const Extras& extras() const;
+  const Constraints& constraints() const;
   std::span<const int32_t> prompt() const;
   std::span<const int32_t> generated() const;
   Pcg32& rng();

@@ -46,7 +46,7 @@ struct Verified {
   // if it had been sampled there.
   std::vector<Token> tokens;
   size_t accepted = 0;
-  // uniform_f64 draws taken (each two next_u32): a fresh stream(seed, 4)
+  // uniform_f64 draws taken (each two next_u32): a fresh stream(seed, Purpose::sample)
   // advanced by 2 * draws continues the request.
   uint64_t draws = 0;
 };
