@@ -723,7 +723,7 @@ py::object SampleErrorValue(const xs::Error& error) { return SampleErrorObject(e
 }  // namespace exactsample_python
 
 PYBIND11_MODULE(_exactsample, m) {
-  m.doc() = "Exact next-token sampling (spec/sampling.md) on numpy arrays and torch tensors.";
+  m.doc() = "Exact next-token sampling (docs/spec.md) on numpy arrays and torch tensors.";
   m.attr("__version__") = EXACTSAMPLE_VERSION_STRING;
 
   g_sample_error = PyErr_NewExceptionWithDoc(
@@ -743,7 +743,7 @@ PYBIND11_MODULE(_exactsample, m) {
     }
   });
 
-  py::enum_<xs::Purpose>(m, "Purpose", "Purpose ids of stream(seed, purpose) (spec/pcg32.md).")
+  py::enum_<xs::Purpose>(m, "Purpose", "Purpose ids of stream(seed, purpose) (docs/spec.md, the generator).")
       .value("INIT", xs::Purpose::init)
       .value("DROPOUT", xs::Purpose::dropout)
       .value("SHUFFLE", xs::Purpose::shuffle)
@@ -751,7 +751,7 @@ PYBIND11_MODULE(_exactsample, m) {
       .value("MUTATION", xs::Purpose::mutation);
 
   py::class_<xs::Pcg32>(m, "Pcg32",
-                        "PCG32 generator (spec/pcg32.md). Made by stream(), from_state() or "
+                        "PCG32 generator (docs/spec.md, the generator). Made by stream(), from_state() or "
                         "seeded(); plain data (state, inc, draws_u32).")
       .def_static("from_state", &xs::Pcg32::from_state, "state"_a, "inc"_a, "draws_u32"_a,
                   "A generator handed over by another worker; inc must be odd.")

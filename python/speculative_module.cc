@@ -224,7 +224,7 @@ xs::Result<xs::Verified> VerifyOnSequence(xs::Sequence& sequence, py::handle tar
 }
 
 void RegisterSpeculative(py::module_& m) {
-  py::class_<xs::Verified>(m, "Verified", "The result of verify() (spec/speculative.md).")
+  py::class_<xs::Verified>(m, "Verified", "The result of verify() (docs/speculative.md).")
       .def_readonly("tokens", &xs::Verified::tokens,
                     "The emitted tokens (accepted + 1): the accepted drafts, then the token "
                     "at the first rejection or mismatch (or the bonus token), each with its "
@@ -253,7 +253,7 @@ void RegisterSpeculative(py::module_& m) {
   m.def("distribution", &Distribution, "logits"_a, "params"_a.none(true), py::kw_only(),
         "prompt"_a = py::none(), "generated"_a = py::none(), "engine"_a = "fast",
         "constraints"_a = py::none(),
-        "dist(row, params, history) of spec/speculative.md: (ids, probs), the ids of the\n"
+        "dist(row, params, history) of docs/speculative.md: (ids, probs), the ids of the\n"
         "final kept set whose q is > 0 (ascending) and their q; greedy: step 4's id with\n"
         "1.0. No generator is read. The GIL is released.");
   m.def("verify", &Verify, "target_rows"_a, "draft_rows"_a.none(true), "draft_ids"_a,

@@ -1,4 +1,4 @@
-"""Exact next-token sampling (spec/sampling.md) on numpy arrays and torch tensors.
+"""Exact next-token sampling (docs/spec.md) on numpy arrays and torch tensors.
 
     import numpy as np, exactsample as xs
     rng = xs.stream(42)                                   # stream(seed, Purpose.SAMPLE)

@@ -245,7 +245,7 @@ def sample_batch(
     dtype: Optional[str] = None,
 ) -> BatchResults: ...
 
-# Speculative decoding, exact (spec/speculative.md; docs/speculative.md).
+# Speculative decoding, exact (docs/speculative.md).
 class Verified:
     @property
     def tokens(self) -> list[Token]: ...  # accepted + 1, each with its target row's logprobs
