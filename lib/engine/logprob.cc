@@ -76,11 +76,11 @@ LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& p
     if (src.l == nullptr) threads.x_copy = ws.XCopy();
     if (e == nullptr) e = ws.LogprobE();
   }
-  const ExpSumResult pass = ExpSumPass(src, n, 1.0, out.max, e, plan.exp, threads, ws.sums);
+  const ExpView pass = ExpSumPass(src, n, 1.0, out.max, e, plan.exp, threads, ws.sums);
   out.z = pass.z;
   if (plan.shared_softmax) {
     out.sums = pass.sums;
-    out.patch = pass.patch;
+    out.scattered = pass.scattered;
   }
   return out;
 }
