@@ -31,6 +31,7 @@ struct KeptSet {
   // With l null: the row, whose logits (Logits::At) the filters read for the
   // few ids they compact, or widen (WidenPatchedRow) where they need all.
   const Logits* row = nullptr;
+  bool stopped = false;  // its pass stopped (ExpView::stopped): nothing holds
 
   int32_t Id(size_t j) const {
     return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);

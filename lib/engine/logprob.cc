@@ -78,6 +78,7 @@ LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& p
   }
   const ExpView pass = ExpSumPass(src, n, 1.0, out.max, e, plan.exp, threads, ws.sums);
   out.z = pass.z;
+  out.stopped = pass.stopped;
   if (plan.shared_softmax) {
     out.sums = pass.sums;
     out.scattered = pass.scattered;

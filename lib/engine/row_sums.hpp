@@ -57,6 +57,9 @@ struct ExpView {
   // Not null when some pieces of e are not in the array the pass stored
   // into (only while that array is the pass's output unchanged).
   ScatteredPieces* scattered = nullptr;
+  // The pass stopped before its end, as the call asked (its result is no
+  // longer wanted): nothing above holds, and the call returns at once.
+  bool stopped = false;
 };
 
 }  // namespace exactsample

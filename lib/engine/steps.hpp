@@ -140,6 +140,7 @@ struct LogprobSoftmax {
   std::optional<RowSums> sums;  // of the e values left in ws.e
   // Not null when some pieces of those e values are elsewhere (ExpView).
   ScatteredPieces* scattered = nullptr;
+  bool stopped = false;  // the pass stopped (ExpView::stopped)
 
   double At(const Logits& logits, size_t id) const {
     return (logits.At(id) - max) - std::log(z);

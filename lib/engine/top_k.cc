@@ -89,12 +89,18 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
     }
     return kept;
   };
+  const auto stopped = [&] {
+    KeptSet kept{kept_l, ws.e.data(), kept_n, nullptr, NAN, std::nullopt, nullptr, nullptr};
+    kept.stopped = true;
+    return kept;
+  };
   if (!plan.top_k) {
     if (plan.shared_softmax) {
       return kept_set(ws.e.data(), softmax.z, softmax.sums, softmax.scattered);
     }
     const ExpView pass =
         exp_sum_pass(finite ? simd::ExpSource{kept_l} : logits.Source(), kept_n, ws.e.data());
+    if (pass.stopped) return stopped();
     return kept_set(ws.e.data(), pass.z, pass.sums, pass.scattered);
   }
   // ws.top receives the first k ids of (t desc, id asc), in no set order.
@@ -110,6 +116,7 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
     // Too many to compact: K stays in place, e zeroed after the k-th id.
     const int32_t last = ws.top[count - 1];
     const ExpView pass = exp_sum_pass({l}, n, ws.e.data());
+    if (pass.stopped) return stopped();
     double* const e = pass.scattered != nullptr ? pass.scattered->Gather() : ws.e.data();
     simd::ZeroAfter(l, temperature, e, n, scalar_ref::Tempered(l[last], temperature), last);
     return {l, e, n, nullptr, simd::ExactSum(e, n), std::nullopt, nullptr};

@@ -11,11 +11,13 @@
 // samples the rows a helper is still on too, with a copy of the generator
 // (written back after the wait below): whichever finishes first serves, and
 // the caller's sample stops between pieces of its passes once the helper's
-// is done. Before returning it waits only for helpers inside a copy.
+// is done (the sample returns early, its result unread). Before returning it
+// waits only for helpers inside a copy.
 #include "exactsample/batch.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -298,15 +300,16 @@ void sample_batch(std::span<const BatchRow> rows,
   const auto race = [&](size_t i, RowSlot& slot) {
     Pcg32* const rng = rows[i].rng;
     if (rng != nullptr) slot.taken_rng = *rng;
-    own.supersede = {slot.claim.Word(), S::kDone};
+    bool stopped = false;
+    own.supersede = {slot.claim.Word(), S::kDone, &stopped};
     struct Clear {
       threads::Supersede& at;
       ~Clear() { at = {}; }
     } clear{own.supersede};
     threads::RunRaceHook(i, threads::Race::started);
-    try {
-      sample_row(i, whole, rng != nullptr ? &slot.taken_rng : nullptr);
-    } catch (const threads::Superseded&) {
+    sample_row(i, whole, rng != nullptr ? &slot.taken_rng : nullptr);
+    if (stopped) {  // at kDone, which is final: the helper's result serves
+      assert(slot.claim.Load() == S::kDone);
       threads::RunRaceHook(i, threads::Race::helper_served);
       return false;
     }

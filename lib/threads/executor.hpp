@@ -78,16 +78,21 @@ bool SpinWhile(Busy busy, SpinClock::duration limit) {
 
 // A call whose result another thread may deliver first (a batch row a
 // helper is still sampling, which the caller samples too): once `word`
-// holds `value`, the call's passes over one thread stop between pieces by
-// throwing Superseded, before anything it returns or draws is touched.
+// holds `value`, the call's passes over one thread stop between pieces and
+// say so (ExpView::stopped), before anything the call returns or draws is
+// touched; the call then returns at once, and *stopped (when given) tells
+// the one who asked that its result is not one.
 struct Supersede {
   const std::atomic<uint8_t>* word = nullptr;
   uint8_t value = 0;
+  bool* stopped = nullptr;
   bool Now() const {
     return word != nullptr && word->load(std::memory_order_acquire) == value;
   }
+  void Stop() const {
+    if (stopped != nullptr) *stopped = true;
+  }
 };
-struct Superseded {};
 
 // How long an idle worker of the library pool spins before it sleeps, for
 // the last kSubmissionGaps gaps between submissions. Waking a sleeping

@@ -416,7 +416,12 @@ ExpView ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift, 
     threads.Meanwhile();
     double z = 0.0;
     for (size_t p = 0; p < pieces.count; ++p) {
-      if (threads.supersede.Now()) throw threads::Superseded{};
+      if (threads.supersede.Now()) {
+        threads.supersede.Stop();
+        ExpView stopped = view(NAN, nullptr);
+        stopped.stopped = true;
+        return stopped;
+      }
       prefix[p] = z;
       z = simd::ExpSum(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
                        e_out != nullptr ? e_out + pieces.Begin(p) : nullptr, v, z);

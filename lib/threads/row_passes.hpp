@@ -104,7 +104,8 @@ struct RowThreads {
 // (null: not stored, one thread only), computed piece by piece (RowPieces).
 // `storage` (RowPieces::kMaxCount + 1 entries) receives the running sums.
 // The view's `scattered` is set when some piece's e values are in the
-// alternate area instead of e_out.
+// alternate area instead of e_out; its `stopped`, when the pass stopped as
+// threads.supersede asked.
 ExpView ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift, double* e_out,
                    simd::ExpVariant v, const RowThreads& threads, std::span<double> storage);
 
