@@ -194,8 +194,6 @@ class RowJob final : public threads::Job {
                             const RowThreads&, std::span<double>);
   friend simd::WidenResult WidenMaxPass(simd::Row, size_t, double*, simd::AllowedIds,
                                         RowJob*, MaxPassBuffers, const simd::PenaltyCodes*);
-  using State = threads::PieceStates::State;
-  using S = threads::PieceStates;
   // kMax: the max pass is open (helpers that finish their part of it wait
   // on for the exp pass); kPublished: the exp pass is.
   enum Phase : uint8_t { kWaiting, kMax, kPublished, kCancelled };
