@@ -402,6 +402,29 @@ std::optional<double> RowJob::Race(size_t p, double z, double* alt) {
   return mine;
 }
 
+namespace {
+
+// The pass on the calling thread alone: the pieces in order with the
+// running sum into prefix; between pieces it looks whether the call asked
+// to stop (a batch row another thread finished), and nullopt when it did.
+std::optional<double> SumAlone(simd::ExpSource src, RowPieces pieces, double divisor,
+                               double shift, double* e_out, simd::ExpVariant v,
+                               const threads::Supersede& supersede, double* prefix) {
+  double z = 0.0;
+  for (size_t p = 0; p < pieces.count; ++p) {
+    if (supersede.Now()) {
+      supersede.Stop();
+      return std::nullopt;
+    }
+    prefix[p] = z;
+    z = simd::ExpSum(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
+                     e_out != nullptr ? e_out + pieces.Begin(p) : nullptr, v, z);
+  }
+  return z;
+}
+
+}  // namespace
+
 ExpView ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift, double* e_out,
                    simd::ExpVariant v, const RowThreads& threads, std::span<double> storage) {
   const RowPieces pieces = RowPieces::Of(n);
@@ -410,25 +433,22 @@ ExpView ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift, 
     prefix[pieces.count] = z;
     return ExpView{z, RowSums{pieces, storage.first(pieces.count + 1)}, scattered};
   };
-  const int team = RowTeam(n, threads.threads);
-  if (team == 1 || threads.job == nullptr || e_out == nullptr ||
+  if (RowTeam(n, threads.threads) == 1 || threads.job == nullptr || e_out == nullptr ||
       (src.l == nullptr && threads.x_copy == nullptr)) {
     threads.Meanwhile();
-    double z = 0.0;
-    for (size_t p = 0; p < pieces.count; ++p) {
-      if (threads.supersede.Now()) {
-        threads.supersede.Stop();
-        ExpView stopped = view(NAN, nullptr);
-        stopped.stopped = true;
-        return stopped;
-      }
-      prefix[p] = z;
-      z = simd::ExpSum(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
-                       e_out != nullptr ? e_out + pieces.Begin(p) : nullptr, v, z);
+    const std::optional<double> z =
+        SumAlone(src, pieces, divisor, shift, e_out, v, threads.supersede, prefix);
+    if (!z) {
+      ExpView stopped = view(NAN, nullptr);
+      stopped.stopped = true;
+      return stopped;
     }
-    return view(z, nullptr);
+    return view(*z, nullptr);
   }
 
+  // Split: the helpers are called (or, announced, let into the pass), the
+  // caller does its own work meanwhile, then its pieces from the top, then
+  // the sum in order; it returns once no helper reads the caller's row.
   RowJob& job = *threads.job;
   job.Publish(src, n, divisor, shift, e_out, v, threads);
   // The helpers hold the job until the ticket closes: what the caller's own
