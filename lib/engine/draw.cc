@@ -28,7 +28,8 @@ namespace exactsample {
 // T only grows, so when the first i with T_i >= lo also has T_i >= hi,
 // every earlier c is <= u and c_i > u: i is the first id with u < c.
 std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
-                                         const RowSums& sums, const RowJob* patch) {
+                                         const RowSums& sums,
+                                         const ScatteredPieces* scattered) {
   const size_t n = sums.pieces.n;
   if (n == 0 || n >= (size_t{1} << 31) || !(u >= 0x1p-60) ||
       !(z >= 0x1p-400 && z <= 0x1p400)) {
@@ -44,7 +45,7 @@ std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
   const size_t begin = sums.pieces.Begin(k);
   const size_t length = sums.pieces.Length(k);
   double t = sums.at[k];
-  const double* const piece = patch != nullptr ? patch->Piece(k) : e + begin;
+  const double* const piece = scattered != nullptr ? scattered->Piece(k) : e + begin;
   const size_t i = simd::AccumulateUntil(t, piece, length, lo);
   if (i == length || t < hi) return std::nullopt;
   return begin + i;
@@ -61,11 +62,11 @@ double ProcessedLogprob(const Logits& logits, const KeptSet& kept, size_t j,
 
 size_t Draw(const KeptSet& kept, double u) {
   if (kept.sums) {
-    if (const auto hit = InverseCdfFromSums(kept.e, kept.z, u, *kept.sums, kept.patch)) {
+    if (const auto hit = InverseCdfFromSums(kept.e, kept.z, u, *kept.sums, kept.scattered)) {
       return *hit;
     }
   }
-  const double* const e = kept.patch != nullptr ? kept.patch->Contiguous() : kept.e;
+  const double* const e = kept.scattered != nullptr ? kept.scattered->Gather() : kept.e;
   return simd::InverseCdf(e, kept.n, kept.z, u);
 }
 
@@ -74,7 +75,7 @@ size_t Draw(const KeptSet& kept, double u) {
 namespace exactsample {
 
 void Distribution(const KeptSet& kept, std::vector<KeptProb>& out) {
-  const double* const e = kept.patch != nullptr ? kept.patch->Contiguous() : kept.e;
+  const double* const e = kept.scattered != nullptr ? kept.scattered->Gather() : kept.e;
   for (size_t j = 0; j < kept.n; ++j) {
     const double q = e[j] / kept.z;  // 0 where e is (outside K) or underflows
     if (q > 0) out.push_back({kept.Id(j), q});
@@ -82,7 +83,7 @@ void Distribution(const KeptSet& kept, std::vector<KeptProb>& out) {
 }
 
 double KeptSetView::Q(int32_t id) const {
-  if (kept_.patch != nullptr) return scalar_ref::ProbabilityOf(All(), id);
+  if (kept_.scattered != nullptr) return scalar_ref::ProbabilityOf(All(), id);
   size_t j = static_cast<size_t>(id);
   if (kept_.id_of != nullptr) {
     j = kept_.Entry(id);

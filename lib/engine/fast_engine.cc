@@ -4,6 +4,13 @@
 #include "lib/engine/trace_recorder.hpp"
 
 namespace exactsample {
+namespace {
+
+// A call whose pass stopped as it asked (ExpView::stopped) returns this,
+// which the one who asked does not read.
+Error Stopped() { return Error{ErrorCode::invalid_parameter, "stopped", "stopped"}; }
+
+}  // namespace
 
 Plan Plan::Of(const Request& request, const SampleOptions& options) {
   const SamplingParams& p = request.params;
@@ -72,6 +79,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   if (!logits) return logits.error();
   BoundedNucleus nucleus;
   const LogprobSoftmax softmax = Logprob(logits.value(), plan, p, ws, nucleus);
+  if (softmax.stopped) return Stopped();
   trace.Softmax(*logits, softmax);
   if (p.temperature == 0.0) {
     const size_t id = Greedy(*logits);
@@ -84,6 +92,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   if (!nucleus.made) nucleus.Make(*logits, p, plan, ws);
   simd::Cut cut = nucleus.cut;
   KeptSet kept = nucleus.kept ? *nucleus.kept : TopK(*logits, softmax, p, plan, ws);
+  if (kept.stopped) return Stopped();
   trace.TopK(*logits, plan, ws);
   if (!nucleus.kept) cut = TopP(kept, p, ws);
   trace.TopP(kept, cut, p.temperature);

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "lib/threads/row_passes.hpp"
 #include "lib/engine/row_sums.hpp"
 #include "lib/engine/workspace.hpp"
 
@@ -26,13 +25,13 @@ struct KeptSet {
   double z;              // sum of e in ascending id order
   // The exp-sum pass's running sums of e, while e is its output unchanged.
   std::optional<RowSums> sums;
-  // Not null while some pieces of e are in the pass's alternate area (a
-  // threaded pass took them over from helpers): only Draw reads K then, by
-  // piece (RowJob::Piece) or after RowJob::Contiguous.
-  RowJob* patch = nullptr;
+  // Not null while some pieces of e are elsewhere (ExpView): only Draw
+  // reads K then, by piece or gathered.
+  ScatteredPieces* scattered = nullptr;
   // With l null: the row, whose logits (Logits::At) the filters read for the
   // few ids they compact, or widen (WidenPenalisedRow) where they need all.
   const Logits* row = nullptr;
+  bool stopped = false;  // its pass stopped (ExpView::stopped): nothing holds
 
   int32_t Id(size_t j) const {
     return id_of != nullptr ? id_of[j] : static_cast<int32_t>(j);

@@ -76,11 +76,12 @@ LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& p
     if (src.l == nullptr) threads.x_copy = ws.GrownToVocab(ws.x_copy);
     if (e == nullptr) e = ws.GrownToVocab(ws.e_logprob);
   }
-  const ExpSumResult pass = ExpSumPass(src, n, 1.0, out.max, e, plan.runs.exp, threads, ws.sums);
+  const ExpView pass = ExpSumPass(src, n, 1.0, out.max, e, plan.runs.exp, threads, ws.sums);
   out.z = pass.z;
+  out.stopped = pass.stopped;
   if (plan.path.one_softmax) {
     out.sums = pass.sums;
-    out.patch = pass.patch;
+    out.scattered = pass.scattered;
   }
   return out;
 }

@@ -1,6 +1,7 @@
-// The running sums of e that the exp-sum pass leaves at its piece
-// boundaries: step 11 is decided from them (lib/engine/draw.cc) instead of walking
-// every id before the draw's.
+// What an exp-sum pass leaves for the steps: Z, the running sums of e at its
+// piece boundaries (step 11 is decided from them, lib/engine/draw.cc,
+// instead of walking every id before the draw's), and where its e values
+// are. The steps read these through ExpView alone, whoever computed them.
 #pragma once
 
 #include <algorithm>
@@ -34,6 +35,31 @@ struct RowPieces {
 struct RowSums {
   RowPieces pieces;
   std::span<const double> at;
+};
+
+// e values not all in the array the pass stored into: some pieces are in a
+// second area (the same values). Where piece k is, and every piece in one
+// array (the stored array itself once every piece is there again, else the
+// second area, the others copied into it).
+class ScatteredPieces {
+ public:
+  virtual const double* Piece(size_t k) const = 0;
+  virtual double* Gather() = 0;
+
+ protected:
+  ~ScatteredPieces() = default;
+};
+
+// An exp-sum pass as the steps read it.
+struct ExpView {
+  double z;
+  RowSums sums;
+  // Not null when some pieces of e are not in the array the pass stored
+  // into (only while that array is the pass's output unchanged).
+  ScatteredPieces* scattered = nullptr;
+  // The pass stopped before its end, as the call asked (its result is no
+  // longer wanted): nothing above holds, and the call returns at once.
+  bool stopped = false;
 };
 
 }  // namespace exactsample

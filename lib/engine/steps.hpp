@@ -22,7 +22,6 @@
 
 #include "exactsample/exactsample.hpp"
 #include "lib/engine/kept_set.hpp"
-#include "lib/threads/row_passes.hpp"
 #include "lib/engine/row_sums.hpp"
 #include "lib/engine/workspace.hpp"
 #include "scalar_ref/reference.hpp"
@@ -130,9 +129,9 @@ struct LogprobSoftmax {
   double max;  // M: the first maximum in id order (its sign reaches l - M)
   double z;    // Z over all V ids; NaN when not computed
   std::optional<RowSums> sums;  // of the e values left in ws.e
-  // Not null when, split across threads, some pieces of those e values are
-  // in the pass's alternate area (RowJob::Piece, RowJob::Contiguous).
-  RowJob* patch = nullptr;
+  // Not null when some pieces of those e values are elsewhere (ExpView).
+  ScatteredPieces* scattered = nullptr;
+  bool stopped = false;  // the pass stopped (ExpView::stopped)
 
   double At(const Logits& logits, size_t id) const {
     return (logits.At(id) - max) - std::log(z);
@@ -204,7 +203,7 @@ std::optional<MinPCut> MinP(KeptSet& kept, double min_p, detail::WorkspaceImpl& 
 
 // Steps 9 and 11 for step 10's draw u: the entry of K the inverse CDF
 // returns. Decided from K's running sums when they decide it (reading the
-// one piece, patched or not), else by the walk (over K.e made contiguous).
+// one piece, wherever it is), else by the walk (over K.e gathered).
 size_t Draw(const KeptSet& kept, double u);
 
 // SampleOptions::distribution: K's ids with q = e / Z > 0, ascending.
@@ -231,9 +230,10 @@ class KeptSetView final : public scalar_ref::KeptView {
 // simd::InverseCdf) when error bounds decide it from the sequential sums,
 // nullopt when they do not (u within about 4 n 2^-53 of a partial sum of q,
 // or u or z out of the range the bounds cover).
-// With `patch`, piece k's e values are patch->Piece(k) (e is not read).
+// With `scattered`, piece k's e values are scattered->Piece(k) (e is not
+// read).
 std::optional<size_t> InverseCdfFromSums(const double* e, double z, double u,
                                          const RowSums& sums,
-                                         const RowJob* patch = nullptr);
+                                         const ScatteredPieces* scattered = nullptr);
 
 }  // namespace exactsample

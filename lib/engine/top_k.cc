@@ -82,22 +82,28 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   // it is.
   const bool only_draw_reads_e = plan.path.f32_row && params.top_p >= 1.0 && params.min_p == 0.0;
   const auto kept_set = [&](double* e, double z, std::optional<RowSums> sums,
-                            RowJob* patch) {
-    KeptSet kept{kept_l, e, kept_n, logits.finite_ids, z, sums, patch,
+                            ScatteredPieces* scattered) {
+    KeptSet kept{kept_l, e, kept_n, logits.finite_ids, z, sums, scattered,
                  kept_l == nullptr ? &logits : nullptr};
-    if (patch != nullptr && !only_draw_reads_e) {
-      kept.e = patch->Contiguous();
-      kept.patch = nullptr;
+    if (scattered != nullptr && !only_draw_reads_e) {
+      kept.e = scattered->Gather();
+      kept.scattered = nullptr;
     }
+    return kept;
+  };
+  const auto stopped = [&] {
+    KeptSet kept{kept_l, ws.e.data(), kept_n, nullptr, NAN, std::nullopt, nullptr, nullptr};
+    kept.stopped = true;
     return kept;
   };
   if (!plan.asks.top_k) {
     if (plan.path.one_softmax) {
-      return kept_set(ws.e.data(), softmax.z, softmax.sums, softmax.patch);
+      return kept_set(ws.e.data(), softmax.z, softmax.sums, softmax.scattered);
     }
-    const ExpSumResult pass =
+    const ExpView pass =
         exp_sum_pass(finite ? simd::ExpSource{kept_l} : logits.Source(), kept_n, ws.e.data());
-    return kept_set(ws.e.data(), pass.z, pass.sums, pass.patch);
+    if (pass.stopped) return stopped();
+    return kept_set(ws.e.data(), pass.z, pass.sums, pass.scattered);
   }
   // ws.top receives the first k ids of (t desc, id asc), in no set order.
   const size_t k = static_cast<size_t>(params.top_k);
@@ -111,8 +117,9 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   if (count > CompactCapacity(n)) {
     // Too many to compact: K stays in place, e zeroed after the k-th id.
     const int32_t last = ws.top[count - 1];
-    const ExpSumResult pass = exp_sum_pass({l}, n, ws.e.data());
-    double* const e = pass.patch != nullptr ? pass.patch->Contiguous() : ws.e.data();
+    const ExpView pass = exp_sum_pass({l}, n, ws.e.data());
+    if (pass.stopped) return stopped();
+    double* const e = pass.scattered != nullptr ? pass.scattered->Gather() : ws.e.data();
     simd::ZeroAfter(l, temperature, e, n, scalar_ref::Tempered(l[last], temperature), last);
     return {l, e, n, nullptr, simd::ExactSum(e, n), std::nullopt, nullptr};
   }

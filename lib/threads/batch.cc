@@ -11,17 +11,19 @@
 // samples the rows a helper is still on too, with a copy of the generator
 // (written back after the wait below): whichever finishes first serves, and
 // the caller's sample stops between pieces of its passes once the helper's
-// is done. Before returning it waits only for helpers inside a copy.
+// is done (the sample returns early, its result unread). Before returning it
+// waits only for helpers inside a copy.
 #include "exactsample/batch.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
+#include <cassert>
 #include <new>
 #include <optional>
 #include <stdexcept>
 #include <thread>
 
+#include "lib/threads/claims.hpp"
 #include "lib/threads/executor.hpp"
 #include "lib/api/sequence_counts.hpp"
 #include "lib/engine/workspace.hpp"
@@ -38,17 +40,32 @@ Error NoGenerator(size_t row) {
                "rng: row " + std::to_string(row) + " has no generator"};
 }
 
-enum RowState : uint8_t {
-  kFree,     // claimed by a helper that has not started it, or by nobody yet
-  kCopying,  // a helper copies the row
-  kCopied,   // a helper samples its copy
-  kDone,     // the helper's result and generator are in the slot
-  kCaller,   // the caller sampled it in place
-  kTaken,    // the caller took it from a helper and sampled it in place
+// A row claimed whole. The helper that holds it (kCopying, kCopied) moves
+// it on unless the caller took it; kDone, kCaller and kTaken are final for
+// the call.
+struct RowStates {
+  enum State : uint8_t {
+    kFree,     // claimed by a helper that has not started it, or by nobody yet
+    kCopying,  // a helper copies the row
+    kCopied,   // a helper samples its copy
+    kDone,     // the helper's result and generator are in the slot
+    kCaller,   // the caller sampled it in place
+    kTaken,    // the caller took it from a helper and sampled it in place
+  };
+  static constexpr bool Allowed(State from, State to) {
+    switch (from) {
+      case kFree: return to == kCopying || to == kCaller || to == kTaken;
+      case kCopying: return to == kCopied || to == kTaken;
+      case kCopied: return to == kDone || to == kTaken;
+      default: return false;
+    }
+  }
 };
+using S = RowStates;
+using State = RowStates::State;
 
 struct RowSlot {
-  std::atomic<uint8_t> state{kFree};
+  threads::Claim<RowStates> claim;
   std::optional<Result<Token>> result;
   Pcg32 rng = Pcg32::from_state(0, 1, 0);
   // The caller's alone: a row it took from a helper inside its copy is
@@ -114,14 +131,14 @@ class BatchJob final : public threads::Job {
       slot_capacity_ = bulk;
     }
     for (size_t i = 0; i < bulk; ++i) {
-      slots_[i].state.store(kFree, std::memory_order_relaxed);
+      slots_[i].claim.Reset();
       slots_[i].result.reset();
       slots_[i].write_back = false;
     }
     while (areas_.size() < helpers) areas_.push_back(std::make_unique<HelperArea>());
     next_row_.store(0, std::memory_order_relaxed);
     areas_taken_.store(0, std::memory_order_relaxed);
-    copying_.store(0, std::memory_order_relaxed);
+    readers_.Reset();
   }
 
   std::span<const BatchRow> rows_;
@@ -132,7 +149,7 @@ class BatchJob final : public threads::Job {
   std::vector<std::unique_ptr<HelperArea>> areas_;
   std::atomic<size_t> next_row_{0};
   std::atomic<size_t> areas_taken_{0};
-  std::atomic<int> copying_{0};  // helpers reading the caller's rows
+  threads::Readers readers_;  // helpers copying the caller's rows
   threads::Ticket ticket_;
 };
 
@@ -141,18 +158,17 @@ void BatchJob::Help() {
   if (a >= areas_.size()) return;
   HelperArea& area = *areas_[a];
   for (;;) {
-    // Counted as copying before the claim: once the caller has seen every
-    // row claimed and no copy running, no helper reads its rows again.
-    copying_.fetch_add(1, std::memory_order_seq_cst);
+    // A reader before the claim: once the caller has seen every row
+    // claimed and no reader inside, no helper reads its rows again.
+    readers_.Enter();
     const size_t i = next_row_.fetch_add(1, std::memory_order_seq_cst);
     if (i >= bulk_) {
-      copying_.fetch_sub(1, std::memory_order_release);
+      readers_.Leave();
       return;
     }
     RowSlot& slot = slots_[i];
-    uint8_t s = kFree;
-    if (!slot.state.compare_exchange_strong(s, kCopying, std::memory_order_acq_rel)) {
-      copying_.fetch_sub(1, std::memory_order_release);
+    if (!slot.claim.Move(S::kFree, S::kCopying)) {
+      readers_.Leave();
       continue;  // the caller took it before it started
     }
     Request request;
@@ -162,14 +178,11 @@ void BatchJob::Help() {
       request = area.Copy(row.request, options_.engine == Engine::reference);
       if (row.rng != nullptr) rng = *row.rng;
     } catch (...) {
-      copying_.fetch_sub(1, std::memory_order_release);
+      readers_.Leave();
       continue;  // out of memory: the caller samples the row
     }
-    copying_.fetch_sub(1, std::memory_order_release);
-    s = kCopying;
-    if (!slot.state.compare_exchange_strong(s, kCopied, std::memory_order_acq_rel)) {
-      continue;
-    }
+    readers_.Leave();
+    if (!slot.claim.Move(S::kCopying, S::kCopied)) continue;  // taken meanwhile
     threads::RunHelperHook(i);
     try {
       if (rng) {
@@ -181,9 +194,7 @@ void BatchJob::Help() {
     } catch (...) {
       continue;  // left for the caller
     }
-    s = kCopied;
-    slot.state.compare_exchange_strong(s, kDone, std::memory_order_release,
-                                       std::memory_order_relaxed);
+    slot.claim.Move(S::kCopied, S::kDone);  // fails when taken meanwhile
   }
 }
 
@@ -278,7 +289,7 @@ void sample_batch(std::span<const BatchRow> rows,
   for (;;) {
     const size_t i = job.next_row_.fetch_add(1, std::memory_order_seq_cst);
     if (i >= bulk) break;
-    job.slots_[i].state.store(kCaller, std::memory_order_relaxed);
+    job.slots_[i].claim.Set(S::kFree, S::kCaller);  // no helper was given i
     in_place(i, whole);
   }
   for (size_t i = bulk; i < count; ++i) in_place(i, split);
@@ -289,47 +300,41 @@ void sample_batch(std::span<const BatchRow> rows,
   const auto race = [&](size_t i, RowSlot& slot) {
     Pcg32* const rng = rows[i].rng;
     if (rng != nullptr) slot.taken_rng = *rng;
-    own.supersede = {&slot.state, kDone};
+    bool stopped = false;
+    own.supersede = {slot.claim.Word(), S::kDone, &stopped};
     struct Clear {
       threads::Supersede& at;
       ~Clear() { at = {}; }
     } clear{own.supersede};
     threads::RunRaceHook(i, threads::Race::started);
-    try {
-      sample_row(i, whole, rng != nullptr ? &slot.taken_rng : nullptr);
-    } catch (const threads::Superseded&) {
+    sample_row(i, whole, rng != nullptr ? &slot.taken_rng : nullptr);
+    if (stopped) {  // at kDone, which is final: the helper's result serves
+      assert(slot.claim.Load() == S::kDone);
       threads::RunRaceHook(i, threads::Race::helper_served);
       return false;
     }
-    uint8_t s = slot.state.load(std::memory_order_acquire);
-    while (s != kDone && !slot.state.compare_exchange_weak(s, kTaken, std::memory_order_acq_rel)) {
-    }
-    if (s == kDone) return false;  // finished by both: the same result
+    const State s = slot.claim.MoveFromAny([](State from) {
+      return from == S::kCopying || from == S::kCopied ? S::kTaken : from;
+    });
+    if (s == S::kDone) return false;  // finished by both: the same result
     slot.write_back = rng != nullptr;
     return true;
   };
   for (size_t i = 0; i < bulk; ++i) {
     RowSlot& slot = job.slots_[i];
-    uint8_t s = slot.state.load(std::memory_order_acquire);
-    if (s == kFree && slot.state.compare_exchange_strong(s, kTaken, std::memory_order_acq_rel)) {
+    State s = S::kFree;
+    if (slot.claim.Move(S::kFree, S::kTaken, &s)) {
       in_place(i, whole);  // no helper started it
       continue;
     }
-    if ((s == kCopying || s == kCopied) && race(i, slot)) continue;
-    if (s != kCaller) {
+    if ((s == S::kCopying || s == S::kCopied) && race(i, slot)) continue;
+    if (s != S::kCaller) {
       results[i] = std::move(*slot.result);
       if (rows[i].rng != nullptr) *rows[i].rng = slot.rng;
     }
   }
   job.ticket_.Close();
-  // Helpers still copying a row read the caller's memory: the only wait.
-  for (int k = 0; job.copying_.load(std::memory_order_seq_cst) != 0; ++k) {
-    if (k < 64) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
+  job.readers_.Wait();  // helpers still copying a row read the caller's memory
   for (size_t i = 0; i < bulk; ++i) {
     if (job.slots_[i].write_back) *rows[i].rng = job.slots_[i].taken_rng;
   }

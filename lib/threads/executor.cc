@@ -126,9 +126,9 @@ class Pool final : public Executor {
 
   // The lock for a caller, who never waits on a worker: a worker holds it
   // for a few instructions, but one preempted while holding it would keep a
-  // blocking caller waiting for a whole time slice of other work (measured:
-  // 3 ms a call under contention). Another caller holding it lets go soon,
-  // so a few microseconds of tries; then none (not owned).
+  // blocking caller waiting for a whole time slice of other work. Another
+  // caller holding it lets go soon, so a few pauses of tries; then none (not
+  // owned).
   std::unique_lock<std::mutex> TryLock() {
     std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
     for (int k = 0; k < 256 && !lock.owns_lock(); ++k) {

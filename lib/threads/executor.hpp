@@ -54,10 +54,12 @@ class Ticket {
 // A spin-wait's pause: the core's hint that this thread waits.
 void Relax();
 
-// Spins while busy() holds, for at most `limit`: pauses alone for the first
-// 20 us (a yield is a system call, which under some hypervisors takes
-// longer than the waits this serves), then yields the core every few
-// microseconds so that other work on it runs. False when the limit passed.
+// Spins while busy() holds, for at most `limit`: the library's one backoff.
+// It pauses alone at first (kPausesAlone: a yield is a system call, which
+// under some hypervisors takes longer than the waits this serves), then
+// yields the core every few pauses so that other work on it runs, a
+// preempted thread that this one waits for among it. False when the limit
+// passed.
 using SpinClock = std::chrono::steady_clock;
 template <typename Busy>
 bool SpinWhile(Busy busy, SpinClock::duration limit) {
@@ -76,26 +78,31 @@ bool SpinWhile(Busy busy, SpinClock::duration limit) {
 
 // A call whose result another thread may deliver first (a batch row a
 // helper is still sampling, which the caller samples too): once `word`
-// holds `value`, the call's passes over one thread stop between pieces by
-// throwing Superseded, before anything it returns or draws is touched.
+// holds `value`, the call's passes over one thread stop between pieces and
+// say so (ExpView::stopped), before anything the call returns or draws is
+// touched; the call then returns at once, and *stopped (when given) tells
+// the one who asked that its result is not one.
 struct Supersede {
   const std::atomic<uint8_t>* word = nullptr;
   uint8_t value = 0;
+  bool* stopped = nullptr;
   bool Now() const {
     return word != nullptr && word->load(std::memory_order_acquire) == value;
   }
+  void Stop() const {
+    if (stopped != nullptr) *stopped = true;
+  }
 };
-struct Superseded {};
 
 // How long an idle worker of the library pool spins before it sleeps, for
-// the last kSubmissionGaps gaps between submissions: waking a sleeping
-// thread costs 40 to 80 us on a VM (and the waking submit 15 to 20 us of
-// system call), a third of a one-thread call at V = 128256, so it stays
-// awake across gaps like the recent ones (the longest of them, 1.25 times:
-// a call's two passes, or a one-thread call between two split ones, make
-// them alternate) when they are at most 4 ms; when calls are further apart
-// a spin would not reach the next one, and only 200 us (a quick follow-up)
-// are spent.
+// the last kSubmissionGaps gaps between submissions. Waking a sleeping
+// thread costs a large part of a call (and the waking submit a system
+// call), so a worker stays awake across gaps like the recent ones: the
+// longest of them with a margin, as a call's two passes, or a one-thread
+// call between two split ones, make the gaps alternate. That holds while
+// the gaps are short enough to bridge; when calls are further apart a spin
+// would not reach the next one, and only a short spin, for a quick
+// follow-up, is spent.
 inline constexpr size_t kSubmissionGaps = 4;
 SpinClock::duration IdleSpin(std::span<const SpinClock::duration> gaps);
 
@@ -121,11 +128,11 @@ size_t PoolThreads();
 // How many helpers a batch call on the library pool may start without
 // taking a core from other work: a batch's rows last longer than the
 // scheduler's slice, so a helper that shares a core with a busy thread
-// makes the caller share its own (measured: two threads at 0.56 to 0.92
-// of one thread's speed beside two busy threads on two cores). A row split
-// across threads does not use it: the count, read at the start of a call
-// of 200 us, misread the pool's own worker often enough to lose quiet. Counted at
-// the call: the cores less the threads runnable now (Linux's
+// makes the caller share its own, and the batch is slower than on one
+// thread. A row split across threads does not use it: read at the start of
+// a call that short, the count takes the pool's own worker for other work
+// too often, and the row would lose its helpers on a quiet machine.
+// Counted at the call: the cores less the threads runnable now (Linux's
 // /proc/loadavg, the caller among them) that are not the pool's own awake
 // workers, which are the ones that would help. Where the count cannot be
 // read, every core but the caller's.

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
-#include <thread>
 
 #include "simd/exact_sum.hpp"
 
@@ -17,6 +16,9 @@ constexpr size_t kMinPerThread = 16384;
 // The caller computing a helper's unfinished piece looks between blocks of
 // this many ids whether the helper has finished it meanwhile.
 constexpr size_t kRaceBlock = 512;
+
+using S = threads::PieceStates;
+using State = S::State;
 
 }  // namespace
 
@@ -43,7 +45,7 @@ void RowJob::Help() {
 void RowJob::Announce(Executor* executor, int team) {
   phase_.store(kWaiting, std::memory_order_relaxed);
   present_.store(0, std::memory_order_relaxed);
-  copying_.store(0, std::memory_order_relaxed);
+  readers_.Reset();
   max_split_ = false;
   if (void* token = ticket_.Open(this)) {
     announced_ = true;
@@ -56,22 +58,13 @@ void RowJob::Cancel() {
   announced_ = false;
   phase_.store(kCancelled, std::memory_order_release);
   ticket_.Close();
-  if (max_split_) WaitCopies();
+  if (max_split_) readers_.Wait();
 }
 
 void RowJob::SetRow(RowPieces pieces, const float* x, float* x_copy) {
   pieces_ = pieces;
   x_ = x;
   x_copy_ = x_copy;
-}
-
-// Helpers still copying a piece of the caller's row: the only wait, the
-// length of one piece's copy (a helper that claims after the caller has
-// claimed every piece finds nothing).
-void RowJob::WaitCopies() const {
-  for (int k = 0; copying_.load(std::memory_order_seq_cst) != 0; ++k) {
-    if (k > 256) std::this_thread::yield();
-  }
 }
 
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
@@ -90,9 +83,7 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
   j.widen_ = {x, l_out, buffers.stage, allowed, {}};
   if (penalties != nullptr) j.widen_.penalties = *penalties;
   if (!widen) j.SetRow(pieces, row, buffers.x_copy);
-  for (size_t k = 0; k < pieces.count; ++k) {
-    j.max_state_[k].store(RowJob::kFree, std::memory_order_relaxed);
-  }
+  for (size_t k = 0; k < pieces.count; ++k) j.max_claims_[k].Reset();
   j.max_next_.store(0, std::memory_order_relaxed);
   j.max_split_ = true;
   j.phase_.store(RowJob::kMax, std::memory_order_seq_cst);
@@ -113,27 +104,18 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
   // piece below: a helper's finished one gives its result, any other is
   // computed here (taken over from a helper that has not finished).
   size_t top = pieces.count;
-  for (uint8_t s = RowJob::kFree; top > 0; s = RowJob::kFree) {
-    if (!j.max_state_[top - 1].compare_exchange_strong(s, RowJob::kCaller,
-                                                        std::memory_order_seq_cst)) {
-      break;
-    }
-    compute(--top);
-  }
+  while (top > 0 && j.max_claims_[top - 1].Move(S::kFree, S::kCaller)) compute(--top);
   for (size_t k = 0; k < top; ++k) {
-    std::atomic<uint8_t>& state = j.max_state_[k];
-    uint8_t s = state.load(std::memory_order_acquire);
-    while ((s == RowJob::kFree || s == RowJob::kHelper) &&
-           !state.compare_exchange_weak(s, s == RowJob::kFree ? RowJob::kCaller : RowJob::kTaken,
-                                        std::memory_order_seq_cst, std::memory_order_acquire)) {
+    threads::PieceClaim& claim = j.max_claims_[k];
+    State s = claim.MoveFromAny([](State from) {
+      return from == S::kFree ? S::kCaller : from == S::kHelper ? S::kTaken : from;
+    });
+    if (s == S::kMoving) {  // a widened piece on its way into l_out
+      threads::SpinWhile([&] { return claim.Load() == S::kMoving; },
+                         threads::SpinClock::duration::max());
+      s = S::kDone;
     }
-    if (s == RowJob::kMoving) {  // a widened piece on its way into l_out
-      threads::SpinWhile(
-          [&] { return state.load(std::memory_order_acquire) == RowJob::kMoving; },
-          threads::SpinClock::duration::max());
-      s = RowJob::kDone;
-    }
-    if (s == RowJob::kDone) {
+    if (s == S::kDone) {
       add(j.max_of_[k]);
     } else {
       compute(k);
@@ -152,12 +134,10 @@ simd::WidenResult RowJob::WidenedPiece(size_t k, double* l) const {
 
 void RowJob::MaxFromBottom() {
   for (;;) {
-    EnterCopy();
+    readers_.Enter();
     const size_t k = max_next_.fetch_add(1, std::memory_order_seq_cst);
-    uint8_t s = kFree;
-    if (k >= max_pieces_.count ||
-        !max_state_[k].compare_exchange_strong(s, kHelper, std::memory_order_seq_cst)) {
-      LeaveCopy();
+    if (k >= max_pieces_.count || !max_claims_[k].Move(S::kFree, S::kHelper)) {
+      readers_.Leave();
       return;
     }
     const size_t begin = max_pieces_.Begin(k);
@@ -165,20 +145,19 @@ void RowJob::MaxFromBottom() {
     max_of_[k] = widen_.l != nullptr
                      ? WidenedPiece(k, widen_.stage)
                      : simd::CopyCheckedMax(x_ + begin, length, x_copy_ + begin);
-    LeaveCopy();
+    readers_.Leave();
     threads::RunHelperHook(k);
     if (widen_.l == nullptr) {
-      Finish(max_state_[k]);
+      Finish(max_claims_[k]);
       continue;
     }
     // The piece is the caller's once taken: l is written only while held.
-    s = kHelper;
-    if (!max_state_[k].compare_exchange_strong(s, kMoving, std::memory_order_seq_cst)) {
-      max_state_[k].store(kLateDone, std::memory_order_release);
+    if (!max_claims_[k].Move(S::kHelper, S::kMoving)) {
+      max_claims_[k].Set(S::kTaken, S::kLateDone);
       continue;
     }
     std::memcpy(widen_.l + begin, widen_.stage + begin, length * sizeof(double));
-    max_state_[k].store(kDone, std::memory_order_release);
+    max_claims_[k].Set(S::kMoving, S::kDone);
   }
 }
 
@@ -186,28 +165,22 @@ bool RowJob::CopiedByMaxPass(size_t k) const {
   if (!max_split_) return false;
   // kHelper or kTaken: another helper copies it now (rare: the spin, with
   // its clock, only then).
-  uint8_t s = max_state_[k].load(std::memory_order_acquire);
+  State s = max_claims_[k].Load();
   const auto copying = [&] {
-    s = max_state_[k].load(std::memory_order_acquire);
-    return s == kHelper || s == kTaken;
+    s = max_claims_[k].Load();
+    return s == S::kHelper || s == S::kTaken;
   };
-  if (s == kHelper || s == kTaken) {
+  if (s == S::kHelper || s == S::kTaken) {
     threads::SpinWhile(copying, threads::SpinClock::duration::max());
   }
-  return s == kDone || s == kLateDone;
+  return s == S::kDone || s == S::kLateDone;
 }
 
-// Counted as copying before the claim: once the caller has seen every piece
-// claimed and no copy running, no helper reads its row again. Counted
-// whatever the pass reads, so that the count stays whole across passes.
-void RowJob::EnterCopy() { copying_.fetch_add(1, std::memory_order_seq_cst); }
-
-void RowJob::LeaveCopy() { copying_.fetch_sub(1, std::memory_order_release); }
-
-bool RowJob::Claim(size_t k, simd::ExpSource& src) {
-  uint8_t s = kFree;
-  if (!state_[k].compare_exchange_strong(s, kHelper, std::memory_order_seq_cst)) {
-    LeaveCopy();
+// The reader entered before the claim: once the caller has seen every piece
+// claimed and no reader inside, no helper reads its row again.
+bool RowJob::ClaimPiece(size_t k, simd::ExpSource& src) {
+  if (!claims_[k].Move(S::kFree, S::kHelper)) {
+    readers_.Leave();
     return false;
   }
   src = src_;
@@ -216,138 +189,269 @@ bool RowJob::Claim(size_t k, simd::ExpSource& src) {
       std::memcpy(x_copy_ + pieces_.Begin(k), x_ + pieces_.Begin(k),
                   pieces_.Length(k) * sizeof(float));
     }
-    src.x = x_copy_;  // its patches, if any, stay
+    src.x = x_copy_;  // its penalised ids, if any, stay
   }
-  LeaveCopy();
+  readers_.Leave();
   threads::RunHelperHook(k);
   return true;
 }
 
-bool RowJob::Finish(std::atomic<uint8_t>& state) {
-  uint8_t s = kHelper;
-  if (state.compare_exchange_strong(s, kDone, std::memory_order_release,
-                                    std::memory_order_relaxed)) {
-    return true;
-  }
+bool RowJob::Finish(threads::PieceClaim& claim) {
+  if (claim.Move(S::kHelper, S::kDone)) return true;
   // Taken over meanwhile: nobody but this helper moves it on from there.
-  state.store(kLateDone, std::memory_order_release);
+  claim.Set(S::kTaken, S::kLateDone);
   return false;
 }
 
 void RowJob::SumFromBottom() {
   double z = 0.0;
   for (size_t k = 0; k < pieces_.count; ++k) {
-    EnterCopy();
+    readers_.Enter();
     simd::ExpSource src;
-    if (!Claim(k, src)) return;
+    if (!ClaimPiece(k, src)) return;
     const size_t begin = pieces_.Begin(k);
     z = simd::ExpSum(src.At(begin), pieces_.Length(k), divisor_, shift_,
                      keep_e_ ? e_ + begin : nullptr, v_, z);
     prefix_[k + 1] = z;
     summed_.store(k + 1, std::memory_order_release);
-    if (!Finish(state_[k])) return;
+    if (!Finish(claims_[k])) return;
   }
 }
 
 void RowJob::StoreFromTop() {
   for (;;) {
-    EnterCopy();
+    readers_.Enter();
     const ptrdiff_t p = cursor_.fetch_sub(1, std::memory_order_seq_cst);
     if (p < 0) {
-      LeaveCopy();
+      readers_.Leave();
       return;
     }
     const auto k = static_cast<size_t>(p);
     simd::ExpSource src;
     // The caller or the summing helper has reached this piece: every piece
     // below is theirs.
-    if (!Claim(k, src)) return;
+    if (!ClaimPiece(k, src)) return;
     const size_t begin = pieces_.Begin(k);
     simd::ExpStore(src.At(begin), pieces_.Length(k), divisor_, shift_, e_ + begin, v_);
-    Finish(state_[k]);
+    Finish(claims_[k]);
   }
 }
 
-const double* RowJob::Piece(size_t k) const {
-  return (contiguous_ || patched_[k] ? alt_ : e_) + pieces_.Begin(k);
+namespace threads {
+
+void RecomputedPieces::Reset(RowPieces pieces, double* e, double* recomputed_e,
+                             const OwnLinePieceClaim* claims) {
+  pieces_ = pieces;
+  e_ = e;
+  recomputed_e_ = recomputed_e;
+  claims_ = claims;
+  std::fill_n(in_recomputed_.begin(), pieces.count, false);
+  count_ = 0;
+  gathered_ = false;
 }
 
-double* RowJob::Contiguous() {
-  if (contiguous_) return alt_;
-  if (patches_ == 0) return e_;
+void RecomputedPieces::Add(size_t k) {
+  in_recomputed_[k] = true;
+  ++count_;
+}
+
+const double* RecomputedPieces::Piece(size_t k) const {
+  return (gathered_ || in_recomputed_[k] ? recomputed_e_ : e_) + pieces_.Begin(k);
+}
+
+double* RecomputedPieces::Gather() {
+  if (gathered_) return recomputed_e_;
+  if (count_ == 0) return e_;
   for (size_t k = 0; k < pieces_.count; ++k) {
-    if (patched_[k] && state_[k].load(std::memory_order_acquire) == kLateDone) {
-      patched_[k] = false;  // the helper's copy in e_ is complete (the same values)
-      --patches_;
+    if (in_recomputed_[k] && claims_[k].Load() == PieceStates::kLateDone) {
+      in_recomputed_[k] = false;  // the helper's copy in e_ is complete (the same values)
+      --count_;
     }
   }
-  if (patches_ == 0) return e_;
+  if (count_ == 0) return e_;
   for (size_t k = 0; k < pieces_.count; ++k) {
-    if (!patched_[k]) {
-      std::memcpy(alt_ + pieces_.Begin(k), e_ + pieces_.Begin(k),
+    if (!in_recomputed_[k]) {
+      std::memcpy(recomputed_e_ + pieces_.Begin(k), e_ + pieces_.Begin(k),
                   pieces_.Length(k) * sizeof(double));
     }
   }
-  contiguous_ = true;
-  return alt_;
+  gathered_ = true;
+  return recomputed_e_;
 }
 
-ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift,
-                        double* e_out, simd::ExpVariant v, const RowThreads& threads,
-                        std::span<double> storage) {
-  const RowPieces pieces = RowPieces::Of(n);
-  double* const prefix = storage.data();
-  double z = 0.0;
-  const auto result = [&](RowJob* patch) {
-    prefix[pieces.count] = z;
-    return ExpSumResult{z, RowSums{pieces, storage.first(pieces.count + 1)}, patch};
-  };
-  const int team = RowTeam(n, threads.threads);
-  if (team == 1 || threads.job == nullptr || e_out == nullptr ||
-      (src.l == nullptr && threads.x_copy == nullptr)) {
-    threads.Meanwhile();
-    for (size_t p = 0; p < pieces.count; ++p) {
-      if (threads.supersede.Now()) throw threads::Superseded{};
-      prefix[p] = z;
-      z = simd::ExpSum(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
-                       e_out != nullptr ? e_out + pieces.Begin(p) : nullptr, v, z);
-    }
-    return result(nullptr);
-  }
+}  // namespace threads
 
-  RowJob& job = *threads.job;
-  job.src_ = src;
-  job.divisor_ = divisor;
-  job.shift_ = shift;
-  job.e_ = e_out;
-  job.keep_e_ = threads.keep_e;
-  job.v_ = v;
+// What helpers read, every piece free, and the pass open to them: through
+// the helpers an announced job called (waiting in Help), else new ones.
+void RowJob::Publish(simd::ExpSource src, size_t n, double divisor, double shift,
+                     double* e_out, simd::ExpVariant v, const RowThreads& threads) {
+  const RowPieces pieces = RowPieces::Of(n);
+  src_ = src;
+  divisor_ = divisor;
+  shift_ = shift;
+  e_ = e_out;
+  keep_e_ = threads.keep_e;
+  v_ = v;
   // After a copying max pass split through the job (the same row), its
   // helpers may still read what it set.
-  if (!job.max_split_ || job.widen_.l != nullptr) {
-    job.SetRow(pieces, src.l == nullptr ? src.x : nullptr, threads.x_copy);
+  if (!max_split_ || widen_.l != nullptr) {
+    SetRow(pieces, src.l == nullptr ? src.x : nullptr, threads.x_copy);
   }
-  for (size_t p = 0; p < pieces.count; ++p) {
-    job.state_[p].store(RowJob::kFree, std::memory_order_relaxed);
-    job.patched_[p] = false;
-  }
-  job.cursor_.store(static_cast<ptrdiff_t>(pieces.count) - 1, std::memory_order_relaxed);
-  job.alt_ = threads.alt;
-  job.summed_.store(0, std::memory_order_relaxed);
-  job.patches_ = 0;
-  job.contiguous_ = false;
-  if (job.announced_) {
-    job.announced_ = false;
-    job.phase_.store(RowJob::kPublished, std::memory_order_seq_cst);
+  for (size_t p = 0; p < pieces.count; ++p) claims_[p].Reset();
+  cursor_.store(static_cast<ptrdiff_t>(pieces.count) - 1, std::memory_order_relaxed);
+  recomputed_e_ = threads.recomputed_e;
+  summed_.store(0, std::memory_order_relaxed);
+  recomputed_.Reset(pieces, e_out, threads.recomputed_e, claims_.data());
+  if (announced_) {
+    announced_ = false;
+    phase_.store(kPublished, std::memory_order_seq_cst);
   } else {
-    job.present_.store(0, std::memory_order_relaxed);
-    job.copying_.store(0, std::memory_order_relaxed);
-    job.phase_.store(RowJob::kPublished, std::memory_order_relaxed);
-    if (void* token = job.ticket_.Open(&job)) {
+    present_.store(0, std::memory_order_relaxed);
+    readers_.Reset();
+    phase_.store(kPublished, std::memory_order_relaxed);
+    if (void* token = ticket_.Open(this)) {
+      const int team = RowTeam(n, threads.threads);
       threads::SubmitHelpers(threads.executor, static_cast<size_t>(team - 1), token);
     }
   }
   threads::RunPassHook();
+}
+
+// With a helper there to start from the bottom, the caller computes pieces
+// from the top: it then reads back nothing a helper wrote but one running
+// sum. As soon as none has (it may have been preempted before it could),
+// the caller stops and sums from the bottom itself.
+void RowJob::CallerFromTop() {
+  const auto bottom_taken = [&] { return claims_[0].Load() != S::kFree; };
+  if (present_.load(std::memory_order_seq_cst) == 0 && !bottom_taken()) return;
+  for (;;) {
+    const ptrdiff_t p = cursor_.fetch_sub(1, std::memory_order_seq_cst);
+    if (p <= 0) return;  // piece 0 is summed in order
+    const auto k = static_cast<size_t>(p);
+    if (!claims_[k].Move(S::kFree, S::kCaller)) return;
+    const size_t begin = pieces_.Begin(k);
+    simd::ExpStore(src_.At(begin), pieces_.Length(k), divisor_, shift_, e_ + begin, v_);
+    if (!bottom_taken()) return;
+  }
+}
+
+// Every piece in ascending order, so that Z and the running sums are one
+// thread's: one a helper summed from the bottom gives its running sum, a
+// free one is claimed and computed here, a helper's unfinished one is
+// computed here too (Race), and the sum goes on over finished ones.
+double RowJob::SumInOrder(double* prefix, bool keep_e) {
+  double* const in_order = keep_e ? e_ : nullptr;
+  double* const recomputed_e = keep_e ? recomputed_e_ : nullptr;
+  const auto summed_by_helper = [&](size_t p) {
+    return p < summed_.load(std::memory_order_acquire);
+  };
+  double z = 0.0;
+  for (size_t p = 0; p < pieces_.count; ++p) {
+    prefix[p] = z;
+    if (summed_by_helper(p)) {
+      z = prefix_[p + 1];
+      continue;
+    }
+    const size_t begin = pieces_.Begin(p);
+    const size_t length = pieces_.Length(p);
+    State s = S::kFree;
+    if (claims_[p].Move(S::kFree, S::kCaller, &s)) {
+      z = simd::ExpSum(src_.At(begin), length, divisor_, shift_,
+                       in_order != nullptr ? in_order + begin : nullptr, v_, z);
+      continue;
+    }
+    if (s == S::kHelper) {
+      if (const std::optional<double> mine = Race(p, z, recomputed_e)) {
+        z = *mine;
+        continue;
+      }
+    }
+    // Finished by the summing helper since the look above (it counts a
+    // piece summed before it marks it done): its running sum, as its e
+    // values may not be stored.
+    if (summed_by_helper(p)) {
+      z = prefix_[p + 1];
+      continue;
+    }
+    z = simd::AccumulateExact(z, e_ + begin, length);  // kDone or kCaller
+  }
+  return z;
+}
+
+// A block at a time, looking between blocks whether the helper finished
+// first: the first whole copy serves (the same values), so the caller never
+// waits on a helper the OS has not scheduled.
+std::optional<double> RowJob::Race(size_t p, double z, double* recomputed_e) {
+  threads::RunRaceHook(p, threads::Race::started);
+  const size_t begin = pieces_.Begin(p);
+  const size_t length = pieces_.Length(p);
+  double mine = z;
+  size_t done = 0;
+  for (; done < length; done += kRaceBlock) {
+    if (p < summed_.load(std::memory_order_acquire) || claims_[p].Load() != S::kHelper) break;
+    double* const copy = recomputed_e != nullptr ? recomputed_e + begin + done : nullptr;
+    mine = simd::ExpSum(src_.At(begin + done), std::min(kRaceBlock, length - done), divisor_,
+                        shift_, copy, v_, mine);
+  }
+  if (done < length) {
+    threads::RunRaceHook(p, threads::Race::helper_served);
+    return std::nullopt;
+  }
+  // Finished here first: the caller's copy serves unless the helper's
+  // arrived meanwhile too (the same values).
+  if (claims_[p].Move(S::kHelper, S::kTaken) && recomputed_e != nullptr) recomputed_.Add(p);
+  return mine;
+}
+
+namespace {
+
+// The pass on the calling thread alone: the pieces in order with the
+// running sum into prefix; between pieces it looks whether the call asked
+// to stop (a batch row another thread finished), and nullopt when it did.
+std::optional<double> SumAlone(simd::ExpSource src, RowPieces pieces, double divisor,
+                               double shift, double* e_out, simd::ExpVariant v,
+                               const threads::Supersede& supersede, double* prefix) {
+  double z = 0.0;
+  for (size_t p = 0; p < pieces.count; ++p) {
+    if (supersede.Now()) {
+      supersede.Stop();
+      return std::nullopt;
+    }
+    prefix[p] = z;
+    z = simd::ExpSum(src.At(pieces.Begin(p)), pieces.Length(p), divisor, shift,
+                     e_out != nullptr ? e_out + pieces.Begin(p) : nullptr, v, z);
+  }
+  return z;
+}
+
+}  // namespace
+
+ExpView ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift, double* e_out,
+                   simd::ExpVariant v, const RowThreads& threads, std::span<double> storage) {
+  const RowPieces pieces = RowPieces::Of(n);
+  double* const prefix = storage.data();
+  const auto view = [&](double z, ScatteredPieces* scattered) {
+    prefix[pieces.count] = z;
+    return ExpView{z, RowSums{pieces, storage.first(pieces.count + 1)}, scattered};
+  };
+  if (RowTeam(n, threads.threads) == 1 || threads.job == nullptr || e_out == nullptr ||
+      (src.l == nullptr && threads.x_copy == nullptr)) {
+    threads.Meanwhile();
+    const std::optional<double> z =
+        SumAlone(src, pieces, divisor, shift, e_out, v, threads.supersede, prefix);
+    if (!z) {
+      ExpView stopped = view(NAN, nullptr);
+      stopped.stopped = true;
+      return stopped;
+    }
+    return view(*z, nullptr);
+  }
+
+  // Split: the helpers are called (or, announced, let into the pass), the
+  // caller does its own work meanwhile, then its pieces from the top, then
+  // the sum in order; it returns once no helper reads the caller's row.
+  RowJob& job = *threads.job;
+  job.Publish(src, n, divisor, shift, e_out, v, threads);
   // The helpers hold the job until the ticket closes: what the caller's own
   // work throws (an allocation) waits for the end of the pass.
   std::exception_ptr meanwhile_threw;
@@ -356,88 +460,12 @@ ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double sh
   } catch (...) {
     meanwhile_threw = std::current_exception();
   }
-
-  // With a helper there to start from the bottom, the caller computes
-  // pieces from the top; as soon as none has (it may have been preempted
-  // before it could), the caller starts from the bottom itself.
-  const auto bottom_taken = [&] {
-    return job.state_[0].load(std::memory_order_seq_cst) != RowJob::kFree;
-  };
-  if (job.present_.load(std::memory_order_seq_cst) > 0 || bottom_taken()) {
-    for (;;) {
-      const ptrdiff_t p = job.cursor_.fetch_sub(1, std::memory_order_seq_cst);
-      if (p <= 0) break;  // piece 0 is summed below
-      uint8_t s = RowJob::kFree;
-      if (!job.state_[p].compare_exchange_strong(s, RowJob::kCaller,
-                                                 std::memory_order_seq_cst)) {
-        break;
-      }
-      const size_t begin = pieces.Begin(static_cast<size_t>(p));
-      simd::ExpStore(src.At(begin), pieces.Length(static_cast<size_t>(p)), divisor, shift,
-                     e_out + begin, v);
-      if (!bottom_taken()) break;
-    }
-  }
-
-  // Every piece in ascending order: one a helper summed from the bottom
-  // gives its running sum, a free one is claimed and computed here, a
-  // helper's unfinished one is computed here too, into the alternate area
-  // a block at a time, until either copy is whole (the first one finished
-  // serves: the same values), and the sum goes on over finished ones.
-  double* const in_order = threads.keep_e ? e_out : nullptr;
-  double* const alt = threads.keep_e ? threads.alt : nullptr;
-  for (size_t p = 0; p < pieces.count; ++p) {
-    prefix[p] = z;
-    if (p < job.summed_.load(std::memory_order_acquire)) {
-      z = job.prefix_[p + 1];
-      continue;
-    }
-    const size_t begin = pieces.Begin(p);
-    const size_t length = pieces.Length(p);
-    std::atomic<uint8_t>& state = job.state_[p];
-    uint8_t s = RowJob::kFree;
-    if (state.compare_exchange_strong(s, RowJob::kCaller, std::memory_order_seq_cst)) {
-      z = simd::ExpSum(src.At(begin), length, divisor, shift,
-                       in_order != nullptr ? in_order + begin : nullptr, v, z);
-      continue;
-    }
-    if (s == RowJob::kHelper) {
-      threads::RunRaceHook(p, threads::Race::started);
-      double mine = z;
-      size_t done = 0;
-      for (; done < length; done += kRaceBlock) {
-        if (p < job.summed_.load(std::memory_order_acquire) ||
-            state.load(std::memory_order_acquire) != RowJob::kHelper) {
-          break;
-        }
-        mine = simd::ExpSum(src.At(begin + done), std::min(kRaceBlock, length - done), divisor,
-                            shift, alt != nullptr ? alt + begin + done : nullptr, v, mine);
-      }
-      if (done >= length) {
-        s = RowJob::kHelper;
-        if (state.compare_exchange_strong(s, RowJob::kTaken, std::memory_order_seq_cst) &&
-            alt != nullptr) {
-          job.patched_[p] = true;
-          ++job.patches_;
-        }
-        z = mine;
-        continue;
-      }
-      threads::RunRaceHook(p, threads::Race::helper_served);
-    }
-    // Finished by the summing helper since the look above (it counts a
-    // piece summed before it marks it done): its running sum, as its e
-    // values may not be stored.
-    if (p < job.summed_.load(std::memory_order_acquire)) {
-      z = job.prefix_[p + 1];
-      continue;
-    }
-    z = simd::AccumulateExact(z, e_out + begin, length);  // kDone or kCaller
-  }
+  job.CallerFromTop();
+  const double z = job.SumInOrder(prefix, threads.keep_e);
   job.ticket_.Close();
-  job.WaitCopies();
+  job.readers_.Wait();
   if (meanwhile_threw) std::rethrow_exception(meanwhile_threw);
-  return result(job.patches_ > 0 ? &job : nullptr);
+  return view(z, job.recomputed_.Any() ? &job.recomputed_ : nullptr);
 }
 
 }  // namespace exactsample

@@ -16,9 +16,10 @@
 // order from the summing helper's last running sum, computing itself every
 // piece a helper has not finished (into an alternate area when a helper
 // holds it: the same values, a block at a time, until the helper's or its
-// own copy is whole), so it never waits on a helper. Helpers read and write
-// only a RowJob's buffers, which the workspace owns and does not reuse while
-// a helper is inside.
+// own copy is whole), so it never waits on a helper. The pieces it so
+// recomputed are read through the pass's ExpView (RecomputedPieces).
+// Helpers read and write only a RowJob's buffers, which the workspace owns
+// and does not reuse while a helper is inside.
 #pragma once
 
 #include <array>
@@ -29,8 +30,9 @@
 #include <span>
 
 #include "exactsample/executor.hpp"
-#include "lib/threads/executor.hpp"
 #include "lib/engine/row_sums.hpp"
+#include "lib/threads/claims.hpp"
+#include "lib/threads/executor.hpp"
 #include "simd/exp_choice.hpp"
 #include "simd/exp_sum.hpp"
 #include "simd/max.hpp"
@@ -80,7 +82,7 @@ struct RowThreads {
   int threads = 1;
   Executor* executor = nullptr;  // null: the library pool
   RowJob* job = nullptr;
-  double* alt = nullptr;
+  double* recomputed_e = nullptr;
   float* x_copy = nullptr;
   threads::Supersede supersede{};  // a pass on one thread stops once it holds
   // Whether the caller reads e_out after the pass. When not (the logprob's
@@ -101,20 +103,70 @@ struct RowThreads {
 // Z = simd::ExpSum(src, n, divisor, shift, e_out, v) with e stored into e_out
 // (null: not stored, one thread only), computed piece by piece (RowPieces).
 // `storage` (RowPieces::kMaxCount + 1 entries) receives the running sums.
-// `patch` is the job when some piece's e values are in the alternate area.
-struct ExpSumResult {
-  double z;
-  RowSums sums;
-  RowJob* patch = nullptr;
+// The view's `scattered` is set when some piece's e values are in the
+// alternate area instead of e_out; its `stopped`, when the pass stopped as
+// threads.supersede asked.
+ExpView ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift, double* e_out,
+                   simd::ExpVariant v, const RowThreads& threads, std::span<double> storage);
+
+namespace threads {
+
+// A piece of a row pass, as helpers and the caller claim it. The helper
+// that holds a piece (kHelper) is the only one to move it on from kTaken
+// or kMoving; kDone, kCaller and kLateDone are final for the pass.
+struct PieceStates {
+  enum State : uint8_t {
+    kFree,      // nobody has it
+    kHelper,    // a helper computes it into e_out (the max pass: its result)
+    kDone,      // the helper's values are in e_out (or its result stored)
+    kCaller,    // the caller computed it
+    kTaken,     // the caller took it from a helper (into the alternate area)
+    kLateDone,  // taken, and the helper has since finished its copy too
+    kMoving,    // a widening helper moves its piece from the stage into l
+  };
+  static constexpr bool Allowed(State from, State to) {
+    switch (from) {
+      case kFree: return to == kHelper || to == kCaller;
+      case kHelper: return to == kDone || to == kTaken || to == kMoving;
+      case kTaken: return to == kLateDone;
+      case kMoving: return to == kDone;
+      default: return false;
+    }
+  }
 };
-ExpSumResult ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift,
-                        double* e_out, simd::ExpVariant v, const RowThreads& threads,
-                        std::span<double> storage);
+using PieceClaim = Claim<PieceStates>;
+using OwnLinePieceClaim = OwnLineClaim<PieceStates>;
+
+// The caller's record of the pieces of one exp pass it recomputed into the
+// alternate area because their helper had not finished them: where each
+// piece's e values are, for the steps that read them (ScatteredPieces).
+class RecomputedPieces final : public ScatteredPieces {
+ public:
+  void Reset(RowPieces pieces, double* e, double* recomputed_e, const OwnLinePieceClaim* claims);
+  void Add(size_t k);
+  bool Any() const { return count_ > 0; }
+
+  const double* Piece(size_t k) const override;
+  // e itself once every recomputed piece's helper has finished its own
+  // copy there too (the same values), else the alternate area.
+  double* Gather() override;
+
+ private:
+  RowPieces pieces_{0, RowPieces::kMinLength, 0};
+  double* e_ = nullptr;
+  double* recomputed_e_ = nullptr;
+  const OwnLinePieceClaim* claims_ = nullptr;
+  std::array<bool, RowPieces::kMaxCount> in_recomputed_{};
+  size_t count_ = 0;
+  bool gathered_ = false;  // every piece copied into recomputed_e_
+};
+
+}  // namespace threads
 
 // One threaded exp-sum pass: what helpers read (set before they can enter,
 // or before they may leave the wait of an announced job), the pieces'
-// states, the summing helper's running sums, and the caller's record of the
-// pieces it took over.
+// claims, the summing helper's running sums, and the caller's record of the
+// pieces it recomputed.
 class RowJob final : public threads::Job {
  public:
   void Help() override;
@@ -134,32 +186,29 @@ class RowJob final : public threads::Job {
   bool Busy() const { return ticket_.Busy(); }
   void WaitIdle() const { ticket_.WaitIdle(); }
 
-  // After a pass: whether some piece's e values are in the alternate area.
-  bool Patched() const { return patches_ > 0; }
-  // The e values of piece k (e_out of the pass, or the alternate area).
-  const double* Piece(size_t k) const;
-  // The pass's e values as one array: e_out itself when no piece is left
-  // patched (a piece whose helper has since finished is e_out's again),
-  // else the alternate area, the other pieces copied into it.
-  double* Contiguous();
+  // The last pass's recomputed pieces (its view's `scattered` when any).
+  threads::RecomputedPieces* Recomputed() { return &recomputed_; }
 
  private:
-  friend ExpSumResult ExpSumPass(simd::ExpSource, size_t, double, double, double*,
-                                 simd::ExpVariant, const RowThreads&, std::span<double>);
+  friend ExpView ExpSumPass(simd::ExpSource, size_t, double, double, double*, simd::ExpVariant,
+                            const RowThreads&, std::span<double>);
   friend simd::WidenResult WidenMaxPass(simd::Row, size_t, double*, simd::AllowedIds,
                                         RowJob*, MaxPassBuffers, const simd::PenaltyCodes*);
   // kMax: the max pass is open (helpers that finish their part of it wait
   // on for the exp pass); kPublished: the exp pass is.
   enum Phase : uint8_t { kWaiting, kMax, kPublished, kCancelled };
-  enum State : uint8_t {
-    kFree,      // nobody has it
-    kHelper,    // a helper computes it into e_out
-    kDone,      // the helper's e values are in e_out
-    kCaller,    // the caller computed it into e_out
-    kTaken,     // the caller took it from a helper, into the alternate area
-    kLateDone,  // taken, and the helper has since finished e_out's copy too
-    kMoving,    // a widening helper moves its piece from the stage into l
-  };
+
+  // The exp pass on the caller's side, in order: what helpers read and the
+  // open pass; the caller's pieces from the top; every piece summed in
+  // ascending order; the close.
+  void Publish(simd::ExpSource src, size_t n, double divisor, double shift, double* e_out,
+               simd::ExpVariant v, const RowThreads& threads);
+  void CallerFromTop();
+  double SumInOrder(double* prefix, bool keep_e);
+  // Piece p, held by a helper, computed here too (into the alternate area
+  // when e is kept) from the running sum z: the new running sum, or
+  // nullopt when the helper's copy was finished first.
+  std::optional<double> Race(size_t p, double z, double* recomputed_e);
 
   // Sets what the exp pass reads (a copying max pass's too).
   void SetRow(RowPieces pieces, const float* x, float* x_copy);
@@ -172,19 +221,16 @@ class RowJob final : public threads::Job {
   void StoreFromTop();
   // Piece k of the max pass widened into l + its first id.
   simd::WidenResult WidenedPiece(size_t k, double* l) const;
-  // Claims piece k (already counted in copying_), copies its part of the
+  // Claims piece k (its reader already entered), copies its part of the
   // caller's row (unless the max pass did) and runs the hook; false, the
-  // count left, when k is taken.
-  bool Claim(size_t k, simd::ExpSource& src);
-  // The helper that claimed a piece (its `state`, of either pass) is done
-  // with it; false when the caller took it over meanwhile.
-  static bool Finish(std::atomic<uint8_t>& state);
+  // reader left, when k is taken.
+  bool ClaimPiece(size_t k, simd::ExpSource& src);
+  // The helper that claimed a piece (of either pass) is done with it; false
+  // when the caller took it over meanwhile.
+  static bool Finish(threads::PieceClaim& claim);
   // Whether piece k's part of the row is in x_copy_, waiting for a helper
   // of the max pass still copying it.
   bool CopiedByMaxPass(size_t k) const;
-  void EnterCopy();
-  void LeaveCopy();
-  void WaitCopies() const;
 
   // Read by helpers.
   simd::ExpSource src_{};
@@ -194,27 +240,24 @@ class RowJob final : public threads::Job {
   bool keep_e_ = true;
   simd::ExpVariant v_{};
   RowPieces pieces_{0, RowPieces::kMinLength, 0};
-  // An atomic alone on its cache line: the caller and the helpers use these
-  // from different cores, and atomics sharing a line make each use of one a
-  // transfer of the line between the cores.
   template <typename T>
-  struct alignas(64) Alone : std::atomic<T> {
-    using std::atomic<T>::atomic;
-  };
-  std::array<Alone<uint8_t>, RowPieces::kMaxCount> state_{};
-  Alone<ptrdiff_t> cursor_{-1};  // the next piece helpers try, going down
-  const float* x_ = nullptr;           // the caller's f32 row, or null
+  using OwnCacheLine = threads::OwnCacheLine<T>;
+  std::array<threads::OwnLinePieceClaim, RowPieces::kMaxCount> claims_{};
+  OwnCacheLine<ptrdiff_t> cursor_{-1};  // the next piece helpers try, going down
+  const float* x_ = nullptr;     // the caller's f32 row, or null
   float* x_copy_ = nullptr;
-  Alone<int> copying_{0};  // helpers inside a claim, a copy of x_ or a widening
-  Alone<uint8_t> phase_{kPublished};
-  Alone<int> present_{0};  // helpers that entered
+  // Helpers inside a claim, a copy of x_ or a widening: counted whatever
+  // the pass reads, so that the count stays whole across passes.
+  threads::Readers readers_;
+  OwnCacheLine<uint8_t> phase_{kPublished};
+  OwnCacheLine<int> present_{0};  // helpers that entered
   // Pieces [0, summed_) were summed by a helper from the bottom, prefix_[k]
   // being the running sum before piece k.
-  Alone<size_t> summed_{0};
+  OwnCacheLine<size_t> summed_{0};
   std::array<double, RowPieces::kMaxCount + 1> prefix_{};
   // The max pass: its pieces; what a widening one reads and writes (l
   // null: the pass copies x_ into x_copy_); the next piece helpers try,
-  // going up; each piece's state (a helper's piece is copied into x_copy_
+  // going up; each piece's claim (a helper's piece is copied into x_copy_
   // once kDone or kLateDone) and a helper's result for it. max_split_: this
   // call's max pass ran through the job (and, copying, the exp pass reuses
   // its copies). Set before helpers enter either pass, and not again while
@@ -228,18 +271,16 @@ class RowJob final : public threads::Job {
   };
   RowPieces max_pieces_{0, RowPieces::kMinLength, 0};
   Widening widen_{};
-  Alone<size_t> max_next_{0};
-  std::array<Alone<uint8_t>, RowPieces::kMaxCount> max_state_{};
+  OwnCacheLine<size_t> max_next_{0};
+  std::array<threads::OwnLinePieceClaim, RowPieces::kMaxCount> max_claims_{};
   std::array<simd::WidenResult, RowPieces::kMaxCount> max_of_{};
   bool max_split_ = false;
   threads::Ticket ticket_;
   bool announced_ = false;  // Announce opened the ticket; no pass since
 
   // The caller's alone.
-  double* alt_ = nullptr;
-  std::array<bool, RowPieces::kMaxCount> patched_{};
-  size_t patches_ = 0;
-  bool contiguous_ = false;  // every piece copied into alt_
+  double* recomputed_e_ = nullptr;
+  threads::RecomputedPieces recomputed_;
 };
 
 }  // namespace exactsample

@@ -20,21 +20,21 @@ using Rng = test::SplitMix;
 struct Split {
   std::vector<double> e;
   std::vector<double> prefix;
-  ExpSumResult result;
+  ExpView result;
 };
 
 Split SumInThreads(const test::Row& row, double shift, int threads, bool keep_e) {
   Split s{std::vector<double>(row.l.size()), std::vector<double>(RowPieces::kMaxCount + 1),
           {}};
   RowJob job;
-  std::vector<double> alt(row.l.size());
-  RowThreads split{threads, nullptr, &job, alt.data()};
+  std::vector<double> recomputed_e(row.l.size());
+  RowThreads split{threads, nullptr, &job, recomputed_e.data()};
   split.keep_e = keep_e;
   s.result = ExpSumPass({row.l.data()}, row.l.size(), row.divisor, shift, s.e.data(),
                         simd::ProcessExp().variant, split, s.prefix);
   job.WaitIdle();  // a helper still inside writes only pieces the caller took over
-  if (s.result.patch != nullptr) {
-    const double* e = s.result.patch->Contiguous();
+  if (s.result.scattered != nullptr) {
+    const double* e = s.result.scattered->Gather();
     s.e.assign(e, e + row.l.size());
   }
   return s;
@@ -79,7 +79,7 @@ TEST(RowPasses, ExpSumMatchesOneThread) {
         if (keep_e) {
           for (size_t i = 0; i < n; ++i) ASSERT_EQ(test::Bits(got.e[i]), test::Bits(want_e[i]));
         } else {
-          ASSERT_EQ(got.result.patch, nullptr);  // nothing the caller would read
+          ASSERT_EQ(got.result.scattered, nullptr);  // nothing the caller would read
         }
         // prefix[p]: the running sum before piece p, the last one Z.
         const size_t piece = got.result.sums.pieces.length;

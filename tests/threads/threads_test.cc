@@ -285,49 +285,49 @@ struct PassRow {
     want_e.resize(l.size());
     simd::ExpSum(l.data(), l.size(), 1.0, m, want_e.data(), v);
     e.resize(l.size());
-    alt.resize(l.size());
+    recomputed_e.resize(l.size());
   }
-  std::vector<double> l, want_e, e, alt;
+  std::vector<double> l, want_e, e, recomputed_e;
   std::vector<double> sums = std::vector<double>(RowPieces::kMaxCount + 1);
   double m = -INFINITY;
   simd::ExpVariant v = simd::ProcessExp().variant;
 };
 
-TEST(Threads, PiecesTakenOverAreReadThroughThePatch) {
+TEST(Threads, PiecesTakenOverAreReadThroughTheView) {
   // A helper sleeps in every piece, so the caller takes over each piece a
-  // helper claimed: ExpSumPass reports the patch, Piece() and Contiguous()
+  // helper claimed: ExpSumPass reports them scattered, Piece() and Gather()
   // give the one-thread values.
   HookScope hook(SleepHook);
   g_sleep_every = 1;
   g_sleep_micros = 50000;
   PassRow row(262144, 5);
-  auto& [l, want_e, e, alt, sums, m, v] = row;
+  auto& [l, want_e, e, recomputed_e, sums, m, v] = row;
   std::vector<double> want_sums(RowPieces::kMaxCount + 1);
-  const ExpSumResult want =
+  const ExpView want =
       ExpSumPass({l.data()}, l.size(), 1.0, m, want_e.data(), v, {}, want_sums);
-  ASSERT_EQ(want.patch, nullptr);
+  ASSERT_EQ(want.scattered, nullptr);
   bool patched = false;
   StartedExecutor host(g_hook_calls);  // a helper called the hook
   for (int attempt = 0; attempt < 20 && !patched; ++attempt) {
     auto job = std::make_unique<RowJob>();
-    const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
-                                        RowThreads{2, &host, job.get(), alt.data()}, sums);
+    const ExpView got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
+                                        RowThreads{2, &host, job.get(), recomputed_e.data()}, sums);
     ASSERT_EQ(test::Bits(got.z), test::Bits(want.z));
     for (size_t k = 0; k <= got.sums.pieces.count; ++k) {
       ASSERT_EQ(test::Bits(got.sums.at[k]), test::Bits(want.sums.at[k]));
     }
-    if (got.patch != nullptr) {
+    if (got.scattered != nullptr) {
       patched = true;
       for (size_t k = 0; k < got.sums.pieces.count; ++k) {
-        const double* piece = got.patch->Piece(k);
+        const double* piece = got.scattered->Piece(k);
         for (size_t i = 0; i < got.sums.pieces.Length(k); ++i) {
           ASSERT_EQ(test::Bits(piece[i]), test::Bits(want_e[got.sums.pieces.Begin(k) + i]));
         }
       }
       // Still asleep (normally; a slow build may outlast the sleep): the
       // copy goes to the alternate area, else e is whole again.
-      const double* all = got.patch->Contiguous();
-      EXPECT_TRUE(all == alt.data() || all == e.data());
+      const double* all = got.scattered->Gather();
+      EXPECT_TRUE(all == recomputed_e.data() || all == e.data());
       for (size_t i = 0; i < l.size(); ++i) ASSERT_EQ(test::Bits(all[i]), test::Bits(want_e[i]));
     }
     job->WaitIdle();
@@ -353,16 +353,16 @@ void HelperHeldInPieceTwo(bool released, bool keep_e = true) {
   g_release = false;
   g_served = 0;
   PassRow row(128256, 8);
-  auto& [l, want_e, e, alt, sums, m, v] = row;
+  auto& [l, want_e, e, recomputed_e, sums, m, v] = row;
   std::vector<double> want_sums(RowPieces::kMaxCount + 1);
-  const ExpSumResult want =
+  const ExpView want =
       ExpSumPass({l.data()}, l.size(), 1.0, m, want_e.data(), v, {}, want_sums);
   RowJob job;
   ThreadExecutor host;  // joined, on the way out, before the job goes
   const ReleaseOnExit release;
-  RowThreads threads{2, &host, &job, alt.data()};
+  RowThreads threads{2, &host, &job, recomputed_e.data()};
   threads.keep_e = keep_e;
-  const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v, threads, sums);
+  const ExpView got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v, threads, sums);
   ASSERT_EQ(g_blocked.load(), 1);
   ASSERT_EQ(g_served.load(), released ? 1 : 0);
   ASSERT_EQ(test::Bits(got.z), test::Bits(want.z));
@@ -370,13 +370,13 @@ void HelperHeldInPieceTwo(bool released, bool keep_e = true) {
   for (size_t k = 0; k <= pieces.count; ++k) {
     ASSERT_EQ(test::Bits(got.sums.at[k]), test::Bits(want.sums.at[k])) << k;
   }
-  ASSERT_EQ(got.patch, released || !keep_e ? nullptr : &job);
+  ASSERT_EQ(got.scattered, released || !keep_e ? nullptr : job.Recomputed());
   g_release = true;
   job.WaitIdle();
   if (!keep_e) return;
   for (size_t k = 0; k < pieces.count; ++k) {
-    const double* piece = released ? e.data() + pieces.Begin(k) : job.Piece(k);
-    EXPECT_EQ(piece, (k == 2 && !released ? alt.data() : e.data()) + pieces.Begin(k)) << k;
+    const double* piece = released ? e.data() + pieces.Begin(k) : job.Recomputed()->Piece(k);
+    EXPECT_EQ(piece, (k == 2 && !released ? recomputed_e.data() : e.data()) + pieces.Begin(k)) << k;
     for (size_t i = 0; i < pieces.Length(k); ++i) {
       ASSERT_EQ(test::Bits(piece[i]), test::Bits(want_e[pieces.Begin(k) + i]));
     }
@@ -463,7 +463,7 @@ TEST(Threads, TheWideningMaxPassSplitTakesAHeldPieceOver) {
     g_blocked = 0;
     g_release = false;
     // What the helper writes, declared before the job it enters.
-    std::vector<double> l(n), stage(n), e(n), alt(n), sums(RowPieces::kMaxCount + 1);
+    std::vector<double> l(n), stage(n), e(n), recomputed_e(n), sums(RowPieces::kMaxCount + 1);
     ThreadExecutor host;
     RowJob job;
     const ReleaseAndJoin release{job, host, [] { g_release = true; }};
@@ -478,10 +478,10 @@ TEST(Threads, TheWideningMaxPassSplitTakesAHeldPieceOver) {
     ASSERT_EQ(test::Bits(got.max), test::Bits(want.max)) << what;
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(test::Bits(l[i]), test::Bits(want_l[i])) << what << " " << i;
     std::vector<double> want_e(n), want_sums(RowPieces::kMaxCount + 1);
-    const ExpSumResult one =
+    const ExpView one =
         ExpSumPass({want_l.data()}, n, 1.0, want.max, want_e.data(), v, {}, want_sums);
-    const ExpSumResult two = ExpSumPass({l.data()}, n, 1.0, got.max, e.data(), v,
-                                        RowThreads{2, &host, &job, alt.data()}, sums);
+    const ExpView two = ExpSumPass({l.data()}, n, 1.0, got.max, e.data(), v,
+                                        RowThreads{2, &host, &job, recomputed_e.data()}, sums);
     ASSERT_EQ(test::Bits(two.z), test::Bits(one.z)) << what;
     for (size_t k = 0; k <= pieces.count; ++k) {
       ASSERT_EQ(test::Bits(two.sums.at[k]), test::Bits(one.sums.at[k])) << what << " " << k;
@@ -545,7 +545,7 @@ TEST(Threads, TheMaxPassSplitWithHelpersGivesTheRowsCheckAndMaximum) {
     g_expect_blocked = 1;
     // What the helper writes, declared before the job it enters.
     std::vector<float> x_copy(n);
-    std::vector<double> e(n), alt(n), sums(RowPieces::kMaxCount + 1);
+    std::vector<double> e(n), recomputed_e(n), sums(RowPieces::kMaxCount + 1);
     ThreadExecutor host;
     RowJob job;
     const ReleaseAndJoin release{job, host, [] { g_stage = 2; }};
@@ -559,22 +559,23 @@ TEST(Threads, TheMaxPassSplitWithHelpersGivesTheRowsCheckAndMaximum) {
       ASSERT_EQ(test::Bits(got.max), test::Bits(want.max)) << what;
       const std::vector<double> l(x.begin(), x.end());
       std::vector<double> want_e(n), want_sums(RowPieces::kMaxCount + 1);
-      const ExpSumResult one = ExpSumPass({l.data()}, n, 1.0, want.max, want_e.data(), v, {},
+      const ExpView one = ExpSumPass({l.data()}, n, 1.0, want.max, want_e.data(), v, {},
                                           want_sums);
       g_expect_blocked = 2;
       g_stage = 1;
-      const ExpSumResult two =
+      const ExpView two =
           ExpSumPass({nullptr, x.data()}, n, 1.0, got.max, e.data(), v,
-                     RowThreads{2, &host, &job, alt.data(), x_copy.data()}, sums);
+                     RowThreads{2, &host, &job, recomputed_e.data(), x_copy.data()}, sums);
       ASSERT_EQ(g_blocked.load(), 2) << what;
       ASSERT_EQ(test::Bits(two.z), test::Bits(one.z)) << what;
       for (size_t k = 0; k <= pieces.count; ++k) {
         ASSERT_EQ(test::Bits(two.sums.at[k]), test::Bits(one.sums.at[k])) << what << " " << k;
       }
-      ASSERT_EQ(two.patch, &job) << what;
+      ASSERT_EQ(two.scattered, job.Recomputed()) << what;
       for (size_t k = 0; k < pieces.count; ++k) {
-        const double* piece = job.Piece(k);
-        EXPECT_EQ(piece, (k == 4 ? alt.data() : e.data()) + pieces.Begin(k)) << what << " " << k;
+        const double* piece = job.Recomputed()->Piece(k);
+        EXPECT_EQ(piece, (k == 4 ? recomputed_e.data() : e.data()) + pieces.Begin(k))
+            << what << " " << k;
         for (size_t i = 0; i < pieces.Length(k); ++i) {
           ASSERT_EQ(test::Bits(piece[i]), test::Bits(want_e[pieces.Begin(k) + i])) << what;
         }
@@ -588,16 +589,16 @@ TEST(Threads, AHelperFinishingLateGivesItsPieceBack) {
   g_sleep_every = 1;
   g_sleep_micros = 2000;
   PassRow row(128256, 6);
-  auto& [l, want_e, e, alt, sums, m, v] = row;
+  auto& [l, want_e, e, recomputed_e, sums, m, v] = row;
   StartedExecutor host(g_hook_calls);  // a helper called the hook
   for (int attempt = 0; attempt < 20; ++attempt) {
     RowJob job;
-    const ExpSumResult got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
-                                        RowThreads{2, &host, &job, alt.data()}, sums);
+    const ExpView got = ExpSumPass({l.data()}, l.size(), 1.0, m, e.data(), v,
+                                        RowThreads{2, &host, &job, recomputed_e.data()}, sums);
     job.WaitIdle();
-    if (got.patch == nullptr) continue;
+    if (got.scattered == nullptr) continue;
     // Every helper has left, having finished its piece: e itself is whole.
-    EXPECT_EQ(got.patch->Contiguous(), e.data());
+    EXPECT_EQ(got.scattered->Gather(), e.data());
     for (size_t i = 0; i < l.size(); ++i) ASSERT_EQ(test::Bits(e[i]), test::Bits(want_e[i]));
     return;
   }
