@@ -12,23 +12,14 @@ tree is not a git checkout.
 
     python3 tests/docs/layout_check.py [--root DIR]
 """
-import argparse
 import os
 import re
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tree import main, tracked
 CODE = re.compile(r"`([^`]+)`")
 # A file name: a stem and an extension of the kinds the tree holds.
 FILE_NAME = re.compile(r"^[\w.+-]+\.(cc|hpp|h|c|cpp|py|md|txt|cmake|sh|json|inc|toml|map|in)$")
-
-
-def tracked(root):
-    proc = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr.strip() or "git ls-files failed")
-    return [f for f in proc.stdout.splitlines() if os.path.isfile(os.path.join(root, f))]
 
 
 def rows(page_text):
@@ -42,7 +33,9 @@ def rows(page_text):
         yield CODE.findall(cells[0]), CODE.findall(" | ".join(cells[1:]))
 
 
-def problems(root, page_text):
+def problems(root):
+    with open(os.path.join(root, "docs", "layout.md"), encoding="utf-8") as f:
+        page_text = f.read()
     files = tracked(root)
     folders = {os.path.dirname(f) for f in files} - {""}
     found = []
@@ -83,23 +76,5 @@ def problems(root, page_text):
     return found
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=ROOT, help="the checkout (default: this one)")
-    args = parser.parse_args()
-    page = os.path.join(args.root, "docs", "layout.md")
-    try:
-        with open(page, encoding="utf-8") as f:
-            text = f.read()
-        found = problems(args.root, text)
-    except (OSError, RuntimeError) as e:
-        print(f"layout_check: {e}", file=sys.stderr)
-        return 2
-    for p in found:
-        print(f"docs/layout.md: {p}")
-    print(f"layout_check: {len(found)} problem(s)")
-    return 1 if found else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, "layout_check", "problem(s)", problems))

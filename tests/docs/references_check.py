@@ -12,13 +12,11 @@ the tree is not a git checkout.
 
     python3 tests/docs/references_check.py [--root DIR]
 """
-import argparse
 import os
 import re
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tree import main, tracked
 TOP = r"(?:lib|tests|simd|scalar_ref|tools|bench|python|docs|integrations|examples|cmake|\.ci)"
 REFERENCE = re.compile(r"(?<![\w/.$-])(" + TOP + r"/[\w./+-]*\w)")
 # Paths of an installed tree or a build folder, and placeholders, not of
@@ -28,13 +26,6 @@ NOT_OURS = re.compile(
     r"^tests/python/test_$")
 LEFT_OUT = ("bench/archive/", "tests/data/", "tests/docs/references_check.py",
             "tests/docs/tree_checks_test.py")
-
-
-def tracked(root):
-    proc = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr.strip() or "git ls-files failed")
-    return [f for f in proc.stdout.splitlines() if os.path.isfile(os.path.join(root, f))]
 
 
 def resolves(root, names, stems, naming_file, ref):
@@ -75,20 +66,5 @@ def problems(root):
     return found
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=ROOT, help="the checkout (default: this one)")
-    args = parser.parse_args()
-    try:
-        found = problems(args.root)
-    except RuntimeError as e:
-        print(f"references_check: {e}", file=sys.stderr)
-        return 2
-    for p in found:
-        print(p)
-    print(f"references_check: {len(found)} stale reference(s)")
-    return 1 if found else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, "references_check", "stale reference(s)", problems))
