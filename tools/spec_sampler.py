@@ -41,6 +41,12 @@ penalty window penalty_last_n (docs/sequence.md, "Penalty window"): 0 is
 the spec's whole history; n > 0 applies the repetition penalty over the
 distinct ids of the last n tokens of prompt followed by generated, and
 presence and frequency over the counts in the last n generated tokens.
+
+The chain (docs/llama-samplers.md, tools/spec_chain.py): params.chain ("spec",
+"llama" or a list of step names) and llama.cpp's samplers' fields (typical_p,
+top_n_sigma, xtc_*, dry_* with dry_sequence_breakers as lists of ids,
+dynatemp_*, mirostat*, adaptive_*, min_keep); mirostat's mu and adaptive-p's
+average carry from one step of a case to the next.
 """
 
 import json
@@ -48,6 +54,9 @@ import math
 import re
 import struct
 import sys
+
+import spec_chain
+from spec_steps import BadInput, descending, softmax, softmax_sums  # noqa: F401 (callers use them)
 
 # ---------------------------------------------------------------- PCG32
 
@@ -115,10 +124,6 @@ DEFAULTS = {
 MAX_TOP_LOGPROBS = 20
 
 
-class BadInput(Exception):
-    """An input the spec rules out; the case reports it instead of a token."""
-
-
 def check_params(p):
     T = p["temperature"]
     if not math.isfinite(T) or T < 0:
@@ -164,56 +169,33 @@ def check_ids(field, ids, V):
 # ---------------------------------------------------------------- the steps
 
 
-def softmax_sums(l, K):
-    """Step 9's M, e and Z over the kept set K (ascending ids)."""
-    M = -math.inf
-    for i in K:
-        if l[i] > M:
-            M = l[i]
-    e = {}
-    for i in K:
-        e[i] = math.exp(l[i] - M)
-    Z = 0.0
-    for i in K:
-        Z = Z + e[i]
-    return M, e, Z
-
-
-def softmax(l, K):
-    """Step 9 over the kept set K (ascending ids): q[i] for each i in K."""
-    M, e, Z = softmax_sums(l, K)
-    q = {}
-    for i in K:
-        q[i] = e[i] / Z
-    return q
-
-
-def descending(l, K):
-    """K in (l desc, id asc) order."""
-    return sorted(K, key=lambda i: (-l[i], i))
-
-
 class Row:
     """What steps 1 to 9 leave for a row: the greedy id (None when sampled),
     the final K (ascending ids) with its q, and the token's outputs."""
 
-    def __init__(self, greedy, K, q, logprob, processed, top):
+    def __init__(self, greedy, K, q, logprob, processed, top, draws=0, after=None):
         self.greedy = greedy
         self.K = K
         self.q = q
         self.logprob = logprob  # id -> sampling.md's logprob (step 3's logits)
         self.processed = processed  # id -> the processed logprob
         self.top = top  # the top-N [id, logprob] pairs
+        self.draws = draws  # the draws the chain's steps took (XTC)
+        self.after = after  # the state's update once the token is drawn
 
     def token(self, c):
         """(id, logprob, processed logprob, top-N) for id c."""
         return c, self.logprob(c), self.processed(c), self.top
 
 
-def steps_1_to_9(x, prompt, out, p):
-    """Steps 1 to 9 of one row, no draw; raises BadInput."""
+def steps_1_to_9(x, prompt, out, p, rng=None, state=None):
+    """Steps 1 to 9 of one row, run as the request's chain
+    (docs/llama-samplers.md): every draw but the token's own (XTC's, from
+    rng) and no state change; raises BadInput."""
     check_params(p)
     V = len(x)
+    p = spec_chain.with_defaults(p)
+    spec_chain.check_params(p, V)
     check_ids("prompt", prompt, V)
     check_ids("generated", out, V)
     check_ids("logit_bias", list(p["logit_bias"]), V)
@@ -226,13 +208,6 @@ def steps_1_to_9(x, prompt, out, p):
     check_ids("allowed_token_ids", p["allowed_token_ids"] or [], V)
     check_ids("banned_token_ids", p["banned_token_ids"], V)
     check_logits(x)
-    T = p["temperature"]
-    r = p["repetition_penalty"]
-    a_p = p["presence_penalty"]
-    a_f = p["frequency_penalty"]
-    k = p["top_k"]
-    top_p = p["top_p"]
-    m = p["min_p"]
 
     # 1. Widen (Python floats are f64; x already holds f32 values).
     l = [float(x[i]) for i in range(V)]
@@ -260,36 +235,24 @@ def steps_1_to_9(x, prompt, out, p):
     recent = history[len(history) - n:] if 0 < n < len(history) else history
     recent_out = out[len(out) - n:] if 0 < n < len(out) else out
 
-    # 2. Repetition penalty over the distinct ids of prompt and out.
-    if r != 1:
-        for i in sorted(set(recent)):
-            if l[i] > 0:
-                l[i] = l[i] / r
-            else:
-                l[i] = l[i] * r
+    #    Steps 2 to 8 as the chain's steps. The reported logprob is
+    #    log_softmax over all V ids where the page takes it (after steps 2
+    #    and 3 in the spec's order), computed as in step 9.
+    taken = {}
 
-    # 3. Presence and frequency over the generated ids (count c > 0).
-    if a_p != 0 or a_f != 0:
-        count = {}
-        for i in recent_out:
-            count[i] = count.get(i, 0) + 1
-        for i in sorted(count):
-            l[i] = l[i] - a_f * count[i] - a_p
-    for i in range(V):
-        if math.isnan(l[i]) or l[i] == math.inf:
-            raise BadInput(f"penalties make the logit of id {i} {l[i]!r}")
+    def at_logprob(l3):
+        M = -math.inf
+        for i in range(V):
+            if l3[i] > M:
+                M = l3[i]
+        Z = 0.0
+        for i in range(V):
+            Z = Z + math.exp(l3[i] - M)
+        taken["M"], taken["Z"], taken["l"] = M, Z, l3
 
-    #    The reported logprob: log_softmax over all V ids, as in step 9.
-    M = -math.inf
-    for i in range(V):
-        if l[i] > M:
-            M = l[i]
-    if M == -math.inf:
-        raise BadInput("penalties make every logit -inf")
-    Z = 0.0
-    for i in range(V):
-        Z = Z + math.exp(l[i] - M)
-    l3 = l  # step 5 builds a new list, so these stay the step-3 logits
+    chosen = spec_chain.run(l, p, history, (recent, recent_out), rng,
+                            spec_chain.State() if state is None else state, at_logprob)
+    l3, M, Z = taken["l"], taken["M"], taken["Z"]
 
     def logprob(c):
         return (l3[c] - M) - math.log(Z)
@@ -301,67 +264,28 @@ def steps_1_to_9(x, prompt, out, p):
     top = sorted((a for a in top if a[1] != -math.inf), key=lambda a: (-a[1], a[0]))
     top = top[:p["top_logprobs"]]
 
-    # 4. Greedy: the largest l, ties to the lowest id; no draw. Its processed
-    #    logprob is 0.0.
-    if T == 0:
-        best = 0
-        for i in range(V):
-            if l[i] > l[best]:
-                best = i
-        return Row(best, [best], {best: 1.0}, logprob, lambda c: 0.0, top)
-
-    # 5. Temperature.
-    if M / T == math.inf or M / T == -math.inf:
-        raise BadInput(f"temperature = {T!r}: too small, max(l) / T = {M / T!r}")
-    l = [l[i] / T for i in range(V)]
-
-    # K: ascending ids; an id whose logit is -inf never enters it. Read here,
-    # after step 5: an id that only l / T made -inf would have q = 0 anyway,
-    # so reading it after step 3 instead picks the same token.
-    K = [i for i in range(V) if l[i] != -math.inf]
-
-    # 6. Top-k: the first k ids in (l desc, id asc) order.
-    if k != 0 and k < V:
-        first_k = set(descending(l, K)[:k])
-        K = [i for i in K if i in first_k]
-
-    # 7. Top-p: walk (l desc, id asc) adding q; keep up to and including the
-    #    first id where the running sum s reaches p.
-    if top_p < 1:
-        q = softmax(l, K)
-        keep = set()
-        s = 0.0
-        for i in descending(l, K):
-            keep.add(i)
-            s = s + q[i]
-            if s >= top_p:
-                break
-        K = [i for i in K if i in keep]
-
-    # 8. Min-p: keep q[i] >= m * max(q), q over the current K.
-    if m != 0:
-        q = softmax(l, K)
-        q_max = 0.0
-        for i in K:
-            if q[i] > q_max:
-                q_max = q[i]
-        K = [i for i in K if q[i] >= m * q_max]
+    # 4. Greedy (the temperature step with T = 0): no draw for the token;
+    #    its processed logprob is 0.0.
+    if chosen.greedy is not None:
+        return Row(chosen.greedy, [chosen.greedy], {chosen.greedy: 1.0}, logprob,
+                   lambda c: 0.0, top, chosen.draws)
 
     # 9. Softmax over the final K. The processed logprob of id c is
     #    (l[c] - M_K) - log(Z_K), a zero M_K taken as +0.0.
-    q = softmax(l, K)
-    M_K, _, Z_K = softmax_sums(l, K)
+    lK, K = chosen.l, chosen.K
+    M_K, _, Z_K = softmax_sums(lK, K)
 
     def processed(c):
-        return (l[c] - (M_K + 0.0)) - math.log(Z_K)
+        return (lK[c] - (M_K + 0.0)) - math.log(Z_K)
 
-    return Row(None, K, q, logprob, processed, top)
+    return Row(None, K, chosen.q, logprob, processed, top, chosen.draws, chosen.after)
 
 
-def sample(x, prompt, out, p, rng):
-    """One token: steps 1 to 11. Returns (id, logprob, processed logprob,
-    top-N [id, logprob] pairs); raises BadInput."""
-    row = steps_1_to_9(x, prompt, out, p)
+def sample(x, prompt, out, p, rng, state=None):
+    """One token: steps 1 to 11, through the request's chain, updating the
+    sequence's state (None: a fresh one). Returns (id, logprob, processed
+    logprob, top-N [id, logprob] pairs); raises BadInput."""
+    row = steps_1_to_9(x, prompt, out, p, rng, state)
     if row.greedy is not None:  # step 4: no draw
         return row.token(row.greedy)
     K, q = row.K, row.q
@@ -369,16 +293,24 @@ def sample(x, prompt, out, p, rng):
     # 10. Exactly one draw.
     u = rng.uniform_f64()
 
-    # 11. Inverse CDF in ascending id order; if rounding leaves c below u,
-    #     the largest id in K with q > 0.
+    # 11. Inverse CDF in ascending id order.
+    token = row.token(inverse_cdf(K, q, u))
+    if row.after is not None:
+        row.after(token[0], token[2])
+    return token
+
+
+def inverse_cdf(K, q, u):
+    """Step 11: ascending ids; if rounding leaves c below u, the largest id
+    in K with q > 0."""
     c = 0.0
     for i in K:
         c = c + q[i]
         if u < c:
-            return row.token(i)
+            return i
     for i in reversed(K):
         if q[i] > 0:
-            return row.token(i)
+            return i
     raise AssertionError("unreachable: the largest logit in K has q = 1/Z > 0")
 
 
@@ -388,6 +320,7 @@ def sample(x, prompt, out, p, rng):
 def dist(x, prompt, h, p):
     """dist(row, params, h): step 9's q[i] for every id i in K, 0.0 for every
     other id (a list of V); greedy: 1.0 at step 4's id."""
+    spec_chain.check_fixed(p)
     return as_list(steps_1_to_9(x, prompt, h, p), len(x))
 
 
@@ -433,6 +366,8 @@ def verify(target_rows, draft_rows, d, TP, DP, prompt, out, rng):
         check_rows("draft_logits", draft_rows, gamma, V)
     check_ids("draft_ids", d, V)
     DP = draft_side(TP if DP is None else DP)
+    spec_chain.check_fixed(TP)
+    spec_chain.check_fixed(DP)
 
     def h(j):  # h_j: out followed by d_1 .. d_{j-1} (j counted from 1)
         return list(out) + list(d[:j - 1])
@@ -614,16 +549,24 @@ def read_logits(v, what):
 
 
 def read_params(given, V, what="params", lists=True):
-    """A params object over DEFAULTS; without `lists`, the bias and mask
-    fields are refused (a draft side has none)."""
+    """A params object over DEFAULTS, with the chain's fields
+    (spec_chain.CHAIN_DEFAULTS) only where given; without `lists`, the bias
+    and mask fields are refused (a draft side has none)."""
     params = dict(DEFAULTS)
     if not isinstance(given, dict):
         raise BadInput(f"{what}: must be an object")
     for name, value in given.items():
-        if name not in DEFAULTS or (not lists and name in LISTS):
+        if (name not in DEFAULTS and name not in spec_chain.CHAIN_DEFAULTS
+                or (not lists and name in LISTS)):
             raise BadInput(f"{what}: unknown field {name!r}")
-        if name in ("top_k", "top_logprobs", "penalty_last_n"):
+        if name in ("top_k", "top_logprobs", "penalty_last_n") + spec_chain.INTEGERS:
             params[name] = to_int(value, name, -(1 << 63), (1 << 63) - 1)
+        elif name == "chain":
+            params[name] = read_chain(value)
+        elif name == "dry_sequence_breakers":
+            if not isinstance(value, list):
+                raise BadInput(f"{name}: must be a list of lists of ids")
+            params[name] = [read_ids(value[j], f"{name}[{j}]", 0) for j in range(len(value))]
         elif name == "logit_bias":
             params[name] = read_bias(value, V)
         elif name in ("allowed_token_ids", "banned_token_ids"):
@@ -634,6 +577,15 @@ def read_params(given, V, what="params", lists=True):
 
 
 LISTS = ("logit_bias", "allowed_token_ids", "banned_token_ids")
+
+
+def read_chain(v):
+    """A preset name or a list of step names (checked by the sampler)."""
+    if isinstance(v, str):
+        return v
+    if not isinstance(v, list) or not all(isinstance(a, str) for a in v):
+        raise BadInput("chain: not a preset name or a list of step names")
+    return list(v)
 
 
 # A case's fields: the request's, and the expected results it may carry
@@ -715,9 +667,10 @@ def replay_case(case):
             return result
         x, prompt, params, seed, steps = read_case(case)
         rng = stream(seed, SAMPLE)
+        state = spec_chain.State()  # mirostat's mu and adaptive-p's average, step to step
         ids, tokens = [], []
         for _ in range(steps):
-            tokens.append(sample(x, prompt, ids, params, rng))
+            tokens.append(sample(x, prompt, ids, params, rng, state))
             ids.append(tokens[-1][0])
     except BadInput as e:
         return {"name": name, "error": str(e)}
