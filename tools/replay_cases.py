@@ -525,8 +525,10 @@ def random_verifications(count, seed, vocab_max=5000, vocab_min=2, features=Fals
 
 
 def write_cases(path, cases):
+    # json.dumps, unlike json.dump, takes the C encoder: the same text, in a
+    # fraction of the time for rows of 262144 logits.
     with open(path, "w", encoding="utf-8") as f:
-        json.dump({"cases": cases}, f, allow_nan=False)
+        f.write(json.dumps({"cases": cases}, allow_nan=False))
 
 
 def main():

@@ -50,6 +50,7 @@ average carry from one step of a case to the next.
 """
 
 import json
+import heapq
 import math
 import re
 import struct
@@ -260,9 +261,10 @@ def steps_1_to_9(x, prompt, out, p, rng=None, state=None):
     #    Top-N: the N ids with the largest logprob, (logprob desc, id asc);
     #    -inf ones left out (a -inf logit, or a finite one so far below M
     #    that l - M overflows).
-    top = [[i, logprob(i)] for i in range(V)]
-    top = sorted((a for a in top if a[1] != -math.inf), key=lambda a: (-a[1], a[0]))
-    top = top[:p["top_logprobs"]]
+    #    The first N of that order are the N smallest by (-logprob, id).
+    top = [[i, logprob(i)] for i in range(V)] if p["top_logprobs"] > 0 else []
+    top = heapq.nsmallest(p["top_logprobs"], (a for a in top if a[1] != -math.inf),
+                          key=lambda a: (-a[1], a[0]))
 
     # 4. Greedy (the temperature step with T = 0): no draw for the token;
     #    its processed logprob is 0.0.

@@ -161,10 +161,11 @@ TEST(CApi, EachMalformedStructIsNamed) {
             "request.params: exactsample_params.struct_size = 8, expected " + params_size +
                 " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
   p.struct_size = sizeof(exactsample_params) + 8;  // a newer caller's larger struct
-  EXPECT_EQ(message(&p, nullptr),
-            "request.params: exactsample_params.struct_size = " +
-                std::to_string(sizeof(exactsample_params) + 8) + ", expected " + params_size +
-                " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)");
+  std::string larger = "request.params: exactsample_params.struct_size = ";
+  larger += std::to_string(sizeof(exactsample_params) + 8);
+  larger += ", expected " + params_size +
+            " (sizeof(exactsample_params) in this version; exactsample_params_init sets it)";
+  EXPECT_EQ(message(&p, nullptr), larger);
   p = Params();
   exactsample_extras e{};
   EXPECT_EQ(

@@ -107,12 +107,11 @@ TEST(Cli, TargetsListsSupportedTargetsThatReplayAccepts) {
   const auto r = RunCli("targets --supported");
   EXPECT_EQ(r.status, 0);
   std::istringstream in(r.out);
+  const std::string replay =
+      std::string("replay ") + EXACTSAMPLE_TEST_DATA + "/sampler_golden.json --engine fast --target ";
   int count = 0;
   for (std::string name; std::getline(in, name); ++count) {
-    EXPECT_EQ(RunCli(std::string("replay ") + EXACTSAMPLE_TEST_DATA +
-                  "/sampler_golden.json --engine fast --target " + name)
-                  .status,
-              0)
+    EXPECT_EQ(RunCli(replay + name).status, 0)
         << name;
   }
   EXPECT_GT(count, 0);
