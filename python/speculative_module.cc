@@ -159,14 +159,14 @@ py::list VerifyBatch(py::sequence targets, py::sequence drafts, py::sequence dra
   }
   std::vector<xs::Pcg32> locals;
   for (xs::Pcg32* g : gens) locals.push_back(*g);
+  std::vector<xs::Verification> batch;
+  for (size_t i = 0; i < n; ++i) {
+    batch.push_back({inputs[i]->Request(), inputs[i]->Drafts(), &locals[i]});
+  }
   std::vector<xs::Result<xs::Verified>> results;
   {
     py::gil_scoped_release release;
-    xs::Workspace& workspace = ThreadWorkspace();
-    for (size_t i = 0; i < n; ++i) {
-      results.push_back(
-          xs::verify(inputs[i]->Request(), inputs[i]->Drafts(), locals[i], workspace, options));
-    }
+    xs::verify_batch(batch, results, ThreadWorkspace(), options);
   }
   xs::python::BeforeCommit();
   py::list out;

@@ -21,3 +21,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 find_program(_exactsample_qemu ${EXACTSAMPLE_CROSS_QEMU} REQUIRED)
 set(CMAKE_CROSSCOMPILING_EMULATOR ${_exactsample_qemu})
+# pkg-config reads the target's multiarch .pc files only: the host's (an
+# x86-64 sphinxbase for tools/trigram_rows.c) would put the host's headers
+# into a cross build.
+set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/${EXACTSAMPLE_CROSS_TRIPLE}/pkgconfig:/usr/share/pkgconfig)

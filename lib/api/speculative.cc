@@ -301,6 +301,22 @@ Result<Verified> verify(const Request& request, const Drafts& drafts, Pcg32& rng
                 options);
 }
 
+void verify_batch(std::span<const Verification> verifications,
+                  std::vector<Result<Verified>>& results, Workspace& workspace,
+                  const SampleOptions& options) {
+  results.clear();
+  results.reserve(verifications.size());
+  for (size_t i = 0; i < verifications.size(); ++i) {
+    const Verification& v = verifications[i];
+    if (v.rng == nullptr) {
+      results.emplace_back(Error{ErrorCode::invalid_parameter, "rng",
+                                 "rng: verification " + std::to_string(i) + " has no generator"});
+      continue;
+    }
+    results.push_back(verify(v.request, v.drafts, *v.rng, workspace, options));
+  }
+}
+
 Result<Verified> verify(Sequence& sequence, const Drafts& drafts, Workspace& workspace,
                         const SampleOptions& options) {
   Sequence::State& state = *sequence.s_;

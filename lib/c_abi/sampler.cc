@@ -1,6 +1,6 @@
-// The C ABI over the C++ API: the sampler, generators, targets and the
-// executor hook (sampling is in lib/c_abi/request.cc). No exception crosses
-// the boundary.
+// The C ABI over the C++ API: the sampler, generators, targets, the exp
+// choice and the executor hook (sampling is in lib/c_abi/request.cc). No
+// exception crosses the boundary.
 #include "exactsample.h"
 
 #include <algorithm>
@@ -80,6 +80,20 @@ exactsample_status exactsample_rng_next_u32(exactsample_rng* rng, uint32_t* out)
   return EXACTSAMPLE_OK;
 }
 
+exactsample_status exactsample_rng_uniform_f64(exactsample_rng* rng, double* out) {
+  if (rng == nullptr || out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  Pcg32 g = ToPcg(*rng);
+  *out = g.uniform_f64();
+  FromPcg(g, rng);
+  return EXACTSAMPLE_OK;
+}
+
+exactsample_status exactsample_rng_seeded(uint64_t initstate, uint64_t seq, exactsample_rng* out) {
+  if (out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  FromPcg(Pcg32::seeded(initstate, seq), out);
+  return EXACTSAMPLE_OK;
+}
+
 exactsample_status exactsample_sampler_create(int engine, exactsample_sampler** out) {
   if (out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   *out = nullptr;
@@ -131,6 +145,11 @@ const char* exactsample_target_name(size_t index) {
 int exactsample_target_supported(size_t index) {
   const auto& targets = CompiledTargets();
   return index < targets.size() && targets[index].supported ? 1 : 0;
+}
+
+const char* exactsample_exp_choice(void) {
+  static const std::string choice = exactsample::exp_choice();  // chosen once per process
+  return choice.c_str();
 }
 
 exactsample_status exactsample_testing_force_target(const char* name) {

@@ -149,30 +149,48 @@ void Write(const exactsample::Verified& v, size_t n, exactsample_verified* out) 
   out->draws = v.draws;
 }
 
-// exactsample_verify after its sampler check.
-exactsample_status VerifyOne(exactsample_sampler* s, const exactsample_verification& a) {
-  if (a.rng == nullptr) return Bad(s, "rng is NULL");
-  if (std::string p = RequestProblem(a.prompt, a.prompt_len, a.generated, a.generated_len,
-                                     a.params, a.extras);
-      !p.empty()) {
-    return Bad(s, p);
+// A verification's arguments checked and viewed as the C++ API takes
+// them, with a copy of its generator.
+struct Prepared {
+  DraftViews views;
+  exactsample::Pcg32 rng = exactsample::Pcg32::from_state(0, 1, 0);
+  size_t top_n = 0;
+};
+
+// exactsample_verify's checks: "" (and `p` filled) or what is wrong.
+std::string Prepare(const exactsample_verification& a, Prepared& p) {
+  if (a.rng == nullptr) return "rng is NULL";
+  if (std::string e =
+          RequestProblem(a.prompt, a.prompt_len, a.generated, a.generated_len, a.params, a.extras);
+      !e.empty()) {
+    return e;
   }
-  const size_t top_n = a.extras != nullptr ? static_cast<size_t>(a.extras->top_logprobs) : 0;
-  if (std::string p = OutputsProblem(a.out, top_n, "extras.top_logprobs"); !p.empty()) {
-    return Bad(s, p);
+  p.top_n = a.extras != nullptr ? static_cast<size_t>(a.extras->top_logprobs) : 0;
+  if (std::string e = OutputsProblem(a.out, p.top_n, "extras.top_logprobs"); !e.empty()) {
+    return e;
   }
-  return Guard(s, [&] {
-    DraftViews views;
-    if (std::string p = View(a.drafts, views); !p.empty()) return Bad(s, p);
-    exactsample::Pcg32 g = ToPcg(*a.rng);
-    const auto v = exactsample::verify(
-        TargetRequest(a.prompt, a.prompt_len, a.generated, a.generated_len, *a.params, a.extras),
-        views.drafts, g, s->workspace, {.engine = s->engine, .threads = s->threads});
-    if (!v) return Fail(s, StatusOf(v.error().code), v.error().message);
-    Write(*v, top_n, a.out);
-    FromPcg(g, a.rng);
-    return EXACTSAMPLE_OK;
-  });
+  if (std::string e = View(a.drafts, p.views); !e.empty()) return e;
+  p.rng = ToPcg(*a.rng);
+  return {};
+}
+
+exactsample::Verification ToVerification(const exactsample_verification& a, Prepared& p) {
+  return {TargetRequest(a.prompt, a.prompt_len, a.generated, a.generated_len, *a.params, a.extras),
+          p.views.drafts, &p.rng};
+}
+
+// A verification's outcome into the caller's memory: the tokens and the
+// generator on success, else the error as a status and `message`.
+exactsample_status Finish(const exactsample::Result<exactsample::Verified>& v,
+                          const exactsample_verification& a, const Prepared& p,
+                          std::string& message) {
+  if (!v) {
+    message = v.error().message;
+    return StatusOf(v.error().code);
+  }
+  Write(*v, p.top_n, a.out);
+  FromPcg(p.rng, a.rng);
+  return EXACTSAMPLE_OK;
 }
 
 }  // namespace
@@ -221,8 +239,16 @@ exactsample_status exactsample_verify(exactsample_sampler* s, const exactsample_
                                       exactsample_verified* out) {
   if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
   s->last_error.clear();
-  return VerifyOne(s, {drafts, prompt, prompt_len, generated, generated_len, params, extras,
-                       rng, out});
+  const exactsample_verification a{drafts, prompt, prompt_len, generated, generated_len,
+                                   params, extras, rng,        out};
+  return Guard(s, [&] {
+    Prepared p;
+    if (std::string e = Prepare(a, p); !e.empty()) return Bad(s, e);
+    const exactsample::Verification v = ToVerification(a, p);
+    return Finish(exactsample::verify(v.request, v.drafts, *v.rng, s->workspace,
+                                      {.engine = s->engine, .threads = s->threads}),
+                  a, p, s->last_error);
+  });
 }
 
 exactsample_status exactsample_sequence_verify(exactsample_sampler* s,
@@ -259,18 +285,32 @@ exactsample_status exactsample_verify_batch(exactsample_sampler* s,
   }
   return Guard(s, [&] {
     s->row_errors.assign(count, std::string());
-    exactsample_status first = EXACTSAMPLE_OK;
-    std::string first_error;
+    std::vector<Prepared> prepared(count);  // not resized: the views point into it
+    std::vector<exactsample::Verification> batch;
+    std::vector<size_t> index;  // which verification each of batch is
     for (size_t i = 0; i < count; ++i) {
-      statuses[i] = VerifyOne(s, verifications[i]);
+      s->row_errors[i] = Prepare(verifications[i], prepared[i]);
+      statuses[i] = s->row_errors[i].empty() ? EXACTSAMPLE_OK : EXACTSAMPLE_INVALID_ARGUMENT;
+      if (statuses[i] != EXACTSAMPLE_OK) continue;
+      batch.push_back(ToVerification(verifications[i], prepared[i]));
+      index.push_back(i);
+    }
+    std::vector<exactsample::Result<exactsample::Verified>> results;
+    exactsample::verify_batch(batch, results, s->workspace,
+                              {.engine = s->engine, .threads = s->threads});
+    for (size_t k = 0; k < batch.size(); ++k) {
+      const size_t i = index[k];
+      statuses[i] = Finish(results[k], verifications[i], prepared[i], s->row_errors[i]);
+    }
+    exactsample_status first = EXACTSAMPLE_OK;
+    for (size_t i = 0; i < count; ++i) {
       if (statuses[i] == EXACTSAMPLE_OK) continue;
-      s->row_errors[i] = "verifications[" + std::to_string(i) + "]: " + s->last_error;
+      s->row_errors[i] = "verifications[" + std::to_string(i) + "]: " + s->row_errors[i];
       if (first == EXACTSAMPLE_OK) {
         first = statuses[i];
-        first_error = s->row_errors[i];
+        s->last_error = s->row_errors[i];
       }
     }
-    s->last_error = first_error;
     return first;
   });
 }

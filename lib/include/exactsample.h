@@ -156,6 +156,14 @@ EXACTSAMPLE_API exactsample_status exactsample_rng_advance(exactsample_rng* rng,
                                                            uint64_t n);
 EXACTSAMPLE_API exactsample_status exactsample_rng_next_u32(exactsample_rng* rng,
                                                             uint32_t* out);
+/* Two outputs a then b: ((a >> 5) * 2^26 + (b >> 6)) * 2^-53, in [0, 1). */
+EXACTSAMPLE_API exactsample_status exactsample_rng_uniform_f64(exactsample_rng* rng,
+                                                               double* out);
+/* pcg32(initstate, seq), the spec's raw seeding (its default seq is 54),
+ * for its test vectors: not a request generator (exactsample_rng_stream
+ * derives the initstate and seq of those). draws_u32 starts at 0. */
+EXACTSAMPLE_API exactsample_status exactsample_rng_seeded(uint64_t initstate, uint64_t seq,
+                                                          exactsample_rng* out);
 
 /* engine: an exactsample_engine value, taken as an int so that any other
  * value is an error (EXACTSAMPLE_INVALID_ARGUMENT) and not undefined. */
@@ -422,8 +430,9 @@ typedef struct exactsample_verification {
 } exactsample_verification;
 
 /* Each of `count` verifications, one after the other on the calling
- * thread (each one's rows are already its own passes); statuses[i] gets
- * its status, exactsample_sampler_row_error(sampler, i) its message. A bad
+ * thread (C++ verify_batch; each one's rows are already its own passes);
+ * statuses[i] gets its status, exactsample_sampler_row_error(sampler, i)
+ * its message. A bad
  * verification does not stop the others. Returns EXACTSAMPLE_OK when all
  * succeeded, else the first failing one's status. */
 EXACTSAMPLE_API exactsample_status exactsample_verify_batch(
@@ -444,6 +453,10 @@ EXACTSAMPLE_API exactsample_status exactsample_sequence_verify(
 EXACTSAMPLE_API size_t exactsample_target_count(void);
 EXACTSAMPLE_API const char* exactsample_target_name(size_t index);
 EXACTSAMPLE_API int exactsample_target_supported(size_t index);
+/* Which of glibc's exp variants this process's exp is and why the fast
+ * engine believes it: "fused: ...", "unfused: ...", or "libm: ..." (C++
+ * exp_choice()). Fixed for the process: a static string, not to be freed. */
+EXACTSAMPLE_API const char* exactsample_exp_choice(void);
 
 /* Testing: runs the fast engine on the named target from now on,
  * process-wide, for audits, tests and benchmarks ("" or NULL restores the

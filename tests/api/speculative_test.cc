@@ -1,6 +1,6 @@
 // Speculative verification (spec/speculative.md): the page's worked example,
 // the engines bit for bit on every target, the draw accounting, the
-// sequence form, and the errors (no draw, nothing emitted).
+// sequence form, the batch, and the errors (no draw, nothing emitted).
 #include "exactsample/speculative.hpp"
 
 #include <gtest/gtest.h>
@@ -212,6 +212,61 @@ TEST(Speculative, OnASequenceItEqualsTheStatelessFormAndAppends) {
     if (x) {
       EXPECT_EQ(Bits(x->logprob), Bits(y->logprob));
     }
+  }
+}
+
+// verify_batch is verify() for each verification alone: the same ids and
+// logprob bits, the same generators, a bad one's error (and its generator
+// untouched) without stopping the others; for any split of the passes.
+TEST(Speculative, TheBatchIsEachVerificationAlone) {
+  std::vector<RandomVerification> vs;
+  for (uint64_t seed = 0; seed < 12; ++seed) vs.push_back(MakeVerification(seed + 700, 3000));
+  for (int threads : {1, 3}) {
+    const SampleOptions options{.threads = threads};
+    std::vector<std::vector<std::span<const float>>> t, d;
+    std::vector<Pcg32> rngs;
+    for (size_t i = 0; i < vs.size(); ++i) {
+      t.push_back(Spans(vs[i].target));
+      d.push_back(Spans(vs[i].draft));
+      rngs.push_back(stream(i, Purpose::sample));
+    }
+    std::vector<Pcg32> alone_rngs = rngs;
+    std::vector<Verification> batch;
+    for (size_t i = 0; i < vs.size(); ++i) {
+      batch.push_back({vs[i].base.At(vs[i].base.generated),
+                       {t[i], d[i], vs[i].ids, vs[i].draft_params},
+                       &rngs[i]});
+    }
+    batch[4].drafts.draft_ids = {};  // bad: no drafts
+    batch[7].rng = nullptr;          // bad: no generator
+    std::vector<Result<Verified>> results = {Error{ErrorCode::invalid_parameter, "", "stale"}};
+    Workspace ws, alone_ws;
+    verify_batch(batch, results, ws, options);
+    ASSERT_EQ(results.size(), vs.size());
+    size_t good = 0;
+    for (size_t i = 0; i < vs.size(); ++i) {
+      const std::string where =
+          std::to_string(threads) + " threads, verification " + std::to_string(i);
+      if (i == 7) {
+        ASSERT_FALSE(results[i]) << where;
+        EXPECT_EQ(results[i].error().field, "rng");
+        EXPECT_EQ(results[i].error().message, "rng: verification 7 has no generator");
+        EXPECT_EQ(rngs[i], stream(i, Purpose::sample)) << where;
+        continue;
+      }
+      const auto want = verify(batch[i].request, batch[i].drafts, alone_rngs[i], alone_ws, options);
+      ExpectSame(results[i], want, where);
+      EXPECT_EQ(rngs[i], alone_rngs[i]) << where;
+      if (!want) {
+        EXPECT_EQ(rngs[i], stream(i, Purpose::sample)) << where;
+      }
+      good += want.ok();
+    }
+    ASSERT_FALSE(results[4]);
+    EXPECT_EQ(results[4].error().field, "draft_ids");
+    EXPECT_GT(good, 4u);  // the comparisons are not all of errors
+    verify_batch({}, results, ws, options);
+    EXPECT_TRUE(results.empty());
   }
 }
 

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
+#include "exactsample/targets.hpp"
 #include "tests/support/c_handles.hpp"
 #include "tests/support/test_util.hpp"
 
@@ -351,6 +353,64 @@ TEST(CApi, VersionAndTargets) {
     EXPECT_EQ(exactsample_testing_force_target(exactsample_target_name(i)), EXACTSAMPLE_OK);
   }
   EXPECT_EQ(exactsample_testing_force_target(nullptr), EXACTSAMPLE_OK);
+}
+
+TEST(CApi, ExpChoiceIsTheCppOnesAndStays) {
+  const char* choice = exactsample_exp_choice();
+  ASSERT_NE(choice, nullptr);
+  EXPECT_EQ(std::string(choice), exactsample::exp_choice());
+  EXPECT_EQ(exactsample_exp_choice(), choice);  // static: the same string every call
+}
+
+// The raw seeding and the uniform double against the spec's shared vectors
+// (the default seq), and against the C++ generator on other seqs.
+TEST(CApi, SeededAndUniformF64MatchTheVectorsAndTheCppGenerator) {
+  const nlohmann::json v = exactsample::test::LoadJson("pcg32_vectors.json");
+  const auto seq = v["default_seq"].get<uint64_t>();
+  ASSERT_FALSE(v["next_u32"].empty());
+  for (const auto& [seed, outputs] : v["next_u32"].items()) {
+    exactsample_rng rng;
+    ASSERT_EQ(exactsample_rng_seeded(std::stoull(seed), seq, &rng), EXACTSAMPLE_OK);
+    EXPECT_EQ(rng.draws_u32, 0u);
+    for (const auto& want : outputs) {
+      uint32_t got = 0;
+      ASSERT_EQ(exactsample_rng_next_u32(&rng, &got), EXACTSAMPLE_OK);
+      EXPECT_EQ(got, want.get<uint32_t>()) << "seed " << seed;
+    }
+  }
+  ASSERT_FALSE(v["uniform_f64"].empty());
+  for (const auto& [seed, outputs] : v["uniform_f64"].items()) {
+    exactsample_rng rng;
+    ASSERT_EQ(exactsample_rng_seeded(std::stoull(seed), seq, &rng), EXACTSAMPLE_OK);
+    for (const auto& want : outputs) {
+      double got = -1.0;
+      ASSERT_EQ(exactsample_rng_uniform_f64(&rng, &got), EXACTSAMPLE_OK);
+      EXPECT_EQ(Bits(got), Bits(want.get<double>())) << "seed " << seed;
+    }
+    EXPECT_EQ(rng.draws_u32, 2 * outputs.size());
+  }
+  for (uint64_t other : {0ULL, 1ULL, 7ULL, ~0ULL}) {
+    exactsample_rng rng;
+    ASSERT_EQ(exactsample_rng_seeded(99, other, &rng), EXACTSAMPLE_OK);
+    exactsample::Pcg32 want = exactsample::Pcg32::seeded(99, other);
+    for (int k = 0; k < 4; ++k) {
+      double got = -1.0;
+      ASSERT_EQ(exactsample_rng_uniform_f64(&rng, &got), EXACTSAMPLE_OK);
+      EXPECT_EQ(Bits(got), Bits(want.uniform_f64())) << other;
+    }
+    EXPECT_EQ(rng.state, want.state()) << other;
+    EXPECT_EQ(rng.inc, want.inc()) << other;
+    EXPECT_EQ(rng.draws_u32, want.draws_u32()) << other;
+  }
+  exactsample_rng rng;
+  exactsample_rng_seeded(5, seq, &rng);
+  const exactsample_rng before = rng;
+  double u = 0.5;
+  EXPECT_EQ(exactsample_rng_seeded(5, seq, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_rng_uniform_f64(nullptr, &u), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_rng_uniform_f64(&rng, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(u, 0.5);
+  EXPECT_EQ(std::memcmp(&rng, &before, sizeof rng), 0);  // nothing drawn
 }
 
 // logprob = NULL skips the logprob (SampleOptions::logprob = false): the

@@ -29,7 +29,8 @@ LONG = {
     "build/exactsample_bench":
         "CI runs the one-vocabulary and the kernel commands below it",
     "bash cmake/install_deps.sh && bash cmake/install_cross_deps.sh ARCH && cmake -S . -B build-ARCH "
-    "-G Ninja --toolchain cmake/toolchains/ARCH.cmake -DEXACTSAMPLE_BUILD_BENCH=OFF && cmake --build build-ARCH -j2":
+    "-G Ninja --toolchain cmake/toolchains/ARCH.cmake -DEXACTSAMPLE_BUILD_BENCH=OFF -DEXACTSAMPLE_WERROR=ON "
+    "&& cmake --build build-ARCH -j2":
         ".ci/cross makes the same builds for each ARCH (with the test programs it runs)",
     "EXACTSAMPLE_TEST_SHARE=16 ctest --test-dir build-ARCH -j2 --output-on-failure":
         ".ci/cross runs the kernel, parity and 16-bit test programs of each ARCH under qemu",

@@ -60,6 +60,25 @@ struct Verified {
 EXACTSAMPLE_API Result<Verified> verify(const Request& request, const Drafts& drafts, Pcg32& rng,
                                         Workspace& workspace, const SampleOptions& options = {});
 
+// One verification of a batch: verify()'s request, drafts and generator.
+struct Verification {
+  Request request;
+  Drafts drafts;
+  Pcg32* rng;  // advanced exactly as verify() would
+};
+
+// results[i] is what verify(verifications[i].request, .drafts, *.rng,
+// workspace, options) returns, the verifications taken one after the other
+// on the calling thread (options.threads splits each row's passes). They
+// are not spread over threads whole: a helper would have to copy its
+// 2 gamma + 1 rows first, which costs about what verifying them does. A
+// verification with bad input (or no generator: field "rng") gets its
+// error, its generator unchanged, and the others still run. results is
+// resized.
+EXACTSAMPLE_API void verify_batch(std::span<const Verification> verifications,
+                                  std::vector<Result<Verified>>& results, Workspace& workspace,
+                                  const SampleOptions& options = {});
+
 // The same on a sequence: its history, parameters, extras and generator;
 // the emitted tokens are appended and the generator advanced. On error the
 // sequence is unchanged.
