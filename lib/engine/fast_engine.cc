@@ -62,14 +62,9 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   TraceRecorder trace(options.trace);
   ws.Reserve(request.vocab());
   // Helpers called now are waiting in the first exp pass when it starts.
-  struct Announced {
-    RowJob* job;
-    ~Announced() {
-      if (job != nullptr) job->Cancel();
-    }
-  } announced{nullptr};
+  threads::Announcement announced;
   if (plan.asks.logprob || plan.path.one_softmax) {
-    announced.job = ws.AnnounceLogprobPass(plan.runs.threads, request.vocab());
+    announced = ws.AnnounceLogprobPass(plan.runs.threads, request.vocab());
   } else if (RowTeam(request.vocab(), plan.runs.threads) > 1) {
     threads::WakeHelpers(ws.executor.get());
   }

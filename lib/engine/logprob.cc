@@ -64,7 +64,7 @@ LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& p
   // Split across threads, helpers store e where nothing else of this call
   // writes, and read the f32 row only through their copies of its pieces.
   double* e = plan.path.one_softmax ? ws.e.data() : nullptr;
-  RowThreads threads = ws.ForPass(plan.runs.threads, n, ws.logprob_job);
+  RowThreads threads = ws.ForPass(plan.runs.threads, n, threads::RowHelpers::kLogprob);
   threads.keep_e = plan.path.one_softmax;
   EarlySteps early{&logits, &params, &plan, &ws, &nucleus};
   if (plan.path.f32_row && (plan.asks.top_k ? logits.unpenalised_k == Logits::kNotSelected
@@ -72,7 +72,7 @@ LogprobSoftmax Logprob(Logits& logits, const Plan& plan, const SamplingParams& p
     threads.meanwhile = &EarlySteps::Run;
     threads.meanwhile_arg = &early;
   }
-  if (threads.job != nullptr) {
+  if (threads.Helped()) {
     if (src.l == nullptr) threads.x_copy = ws.GrownToVocab(ws.x_copy);
     if (e == nullptr) e = ws.GrownToVocab(ws.e_logprob);
   }

@@ -306,9 +306,9 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
   // logprob's pass.
   const uint32_t* bits = plan.asks.mask ? AllowedBits(request.mask, n, ws.mask_bits) : nullptr;
   const auto checked = std::exchange(ws.checked_row, {});
-  RowJob* const helpers = ws.AnnouncedLogprobJob();
+  const threads::WaitingHelpers helpers = ws.helpers.AnnouncedLogprobPass();
   MaxPassBuffers buffers;
-  if (helpers != nullptr) {
+  if (helpers) {
     if (l == nullptr) {
       buffers.x_copy = ws.GrownToVocab(ws.x_copy);
     } else {

@@ -71,8 +71,8 @@ KeptSet TopK(const Logits& logits, const LogprobSoftmax& softmax,
   const double* const kept_l = finite ? logits.finite_l : l;
   const size_t kept_n = finite ? logits.finite_n : n;
   const auto exp_sum_pass = [&](simd::ExpSource src, size_t count, double* e) {
-    RowThreads threads = ws.ForPass(plan.runs.threads, count, ws.kept_job);
-    if (threads.job != nullptr && src.l == nullptr) {
+    RowThreads threads = ws.ForPass(plan.runs.threads, count, threads::RowHelpers::kKept);
+    if (threads.Helped() && src.l == nullptr) {
       threads.x_copy = ws.GrownToVocab(ws.x_copy_kept);
     }
     return ExpSumPass(src, count, temperature, max_tempered, e, plan.runs.exp, threads, ws.sums);

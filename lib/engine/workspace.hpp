@@ -13,6 +13,7 @@
 #include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
 #include "lib/threads/executor.hpp"
+#include "lib/threads/row_helpers.hpp"
 #include "lib/threads/row_passes.hpp"
 #include "lib/engine/row_sums.hpp"
 #include "simd/max.hpp"
@@ -30,7 +31,7 @@ constexpr size_t kMaxPenalisedIds = 1024;
 namespace exactsample::detail {
 
 // The buffers helpers of a pass split across threads (lib/threads/row_passes.hpp)
-// read or write, and the jobs they do it through. Helpers read l (or copy
+// read or write, and the helpers themselves. Helpers read l (or copy
 // the f32 row's pieces into x_copy) and write e (or e_logprob); a set with a
 // helper still inside (one that was preempted and finishes after its call
 // returned) is set aside whole and another used (WorkspaceImpl::Reserve).
@@ -45,23 +46,8 @@ struct RowBuffers {
   std::vector<float> x_copy_kept;   // the same for step 9's pass (a late
                                     // logprob helper may still read x_copy)
   std::vector<double> l_stage;      // helpers' widened pieces before they move into l
-  std::vector<int32_t> penalised_ids;   // the f32 row's window ids, ascending (logits in l)
-  std::unique_ptr<RowJob> logprob_job;  // the logprob's pass
-  std::unique_ptr<RowJob> kept_job;     // step 9's pass, when it is another
-
-  // Whether a helper is still inside one of the jobs.
-  bool Busy() const { return Busy(logprob_job) || Busy(kept_job); }
-  // Returns once no helper is inside either job.
-  void WaitIdle() const {
-    for (const std::unique_ptr<RowJob>* job : {&logprob_job, &kept_job}) {
-      if (*job) (*job)->WaitIdle();
-    }
-  }
-
- private:
-  static bool Busy(const std::unique_ptr<RowJob>& job) {
-    return job != nullptr && job->Busy();
-  }
+  std::vector<int32_t> penalised_ids;  // the f32 row's window ids, ascending (logits in l)
+  threads::RowHelpers helpers;  // those of the logprob's pass and of step 9's
 };
 
 // The row buffers (RowBuffers, set aside together) and the scratch only the
@@ -101,8 +87,8 @@ struct WorkspaceImpl : RowBuffers {
   WorkspaceImpl(const WorkspaceImpl&) = delete;
   WorkspaceImpl& operator=(const WorkspaceImpl&) = delete;
   ~WorkspaceImpl() {
-    WaitIdle();
-    for (const RowBuffers& b : set_aside) b.WaitIdle();
+    helpers.WaitIdle();
+    for (const RowBuffers& b : set_aside) b.helpers.WaitIdle();
   }
 
   // The same scratch as the int32 ids TopK keeps (signed and unsigned
@@ -112,7 +98,7 @@ struct WorkspaceImpl : RowBuffers {
   }
 
   void Reserve(size_t vocab) {
-    if (RowBuffers::Busy()) SetAside();
+    if (helpers.Busy()) SetAside();
     // Each on its own: a set of row buffers swapped in may be smaller or
     // larger than the scratch that stays.
     if (l.size() < vocab) l.resize(vocab);
@@ -130,31 +116,17 @@ struct WorkspaceImpl : RowBuffers {
     return buffer.data();
   }
 
-  // What a pass split across `threads` needs; threads == 1: nothing. The
-  // buffers are grown (for the vocabulary Reserve saw) on the first call.
-  // A job announced for a pass that turns out to need no threads (a
-  // masked row's compacted logits) is cancelled here.
-  RowThreads ForPass(int threads, size_t n, std::unique_ptr<RowJob>& job) {
-    if (RowTeam(n, threads) == 1) {
-      if (job) job->Cancel();
-      return {.supersede = supersede};
-    }
-    if (!job) job = std::make_unique<RowJob>();
-    return {threads, executor.get(), job.get(), GrownToVocab(taken_over), nullptr, supersede};
+  // What `pass` split across `threads` needs (threads::RowHelpers::ForPass);
+  // its alternate area is grown (for the vocabulary Reserve saw) on the
+  // first call that splits.
+  RowThreads ForPass(int threads, size_t n, threads::RowHelpers::Pass pass) {
+    return helpers.ForPass(pass, threads, n, executor.get(), supersede,
+                           [this] { return GrownToVocab(taken_over); });
   }
-  // Announces the logprob's pass (RowJob::Announce) for a row of `vocab`
-  // ids split across `threads`; the returned job, if any, is cancelled by
-  // its holder when the pass did not come.
-  RowJob* AnnounceLogprobPass(int threads, size_t vocab) {
-    const int team = RowTeam(vocab, threads);
-    if (team == 1) return nullptr;
-    if (!logprob_job) logprob_job = std::make_unique<RowJob>();
-    logprob_job->Announce(executor.get(), team);
-    return logprob_job.get();
-  }
-  // The logprob pass's job while its helpers wait for it, else null.
-  RowJob* AnnouncedLogprobJob() {
-    return logprob_job != nullptr && logprob_job->Announced() ? logprob_job.get() : nullptr;
+  // Announces the logprob's pass for a row of `vocab` ids split across
+  // `threads`: its helpers wait for it, sent away if the handle goes first.
+  threads::Announcement AnnounceLogprobPass(int threads, size_t vocab) {
+    return helpers.AnnounceLogprobPass(executor.get(), threads, vocab);
   }
   // A bit per id, zero between calls (top-k sets the penalised ids' bits,
   // then clears them).
@@ -171,10 +143,10 @@ struct WorkspaceImpl : RowBuffers {
   // Swaps the current row buffers for a set nobody is inside (a new one
   // when every set aside is still busy).
   // The new set is made before anything moves: if that allocation fails,
-  // the busy buffers stay where they are, and so does the job helpers are in.
+  // the busy buffers stay where they are, and so do the helpers inside them.
   void SetAside() {
     size_t k = 0;
-    while (k < set_aside.size() && set_aside[k].Busy()) ++k;
+    while (k < set_aside.size() && set_aside[k].helpers.Busy()) ++k;
     if (k == set_aside.size()) set_aside.emplace_back();
     std::swap(static_cast<RowBuffers&>(*this), set_aside[k]);
   }

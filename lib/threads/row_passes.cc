@@ -68,8 +68,9 @@ void RowJob::SetRow(RowPieces pieces, const float* x, float* x_copy) {
 }
 
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
-                               simd::AllowedIds allowed, RowJob* job, MaxPassBuffers buffers,
-                               const simd::PenaltyCodes* penalties) {
+                               simd::AllowedIds allowed, threads::WaitingHelpers helpers,
+                               MaxPassBuffers buffers, const simd::PenaltyCodes* penalties) {
+  RowJob* const job = RowJob::Of(helpers);
   const bool widen = l_out != nullptr;
   const float* const row = widen ? nullptr : x.As<LogitType::f32>();
   if (job == nullptr || !job->announced_ ||

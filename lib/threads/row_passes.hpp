@@ -45,11 +45,29 @@ inline constexpr int kMaxRowThreads = 64;
 
 class RowJob;
 
-// Step 1 with its check, split piece by piece with the helpers an announced
-// `job` called (RowJob::Announce) when it has one, else on the calling
-// thread alone; the caller computes every piece no helper has finished, so
-// it never waits for one, and a helper still inside the caller's row (or
-// its mask or codes) is waited for by the exp pass or by Cancel.
+namespace threads {
+
+// The helpers an announced pass called, waiting in its job for it: the max
+// pass before it shares them (WidenMaxPass). Empty: the caller alone.
+class WaitingHelpers {
+ public:
+  WaitingHelpers() = default;
+  explicit WaitingHelpers(RowJob* job) : job_(job) {}
+  explicit operator bool() const { return job_ != nullptr; }
+
+ private:
+  friend class exactsample::RowJob;
+  RowJob* job_ = nullptr;
+};
+
+}  // namespace threads
+
+// Step 1 with its check, split piece by piece with the `helpers` an
+// announced job called (RowJob::Announce) when there are any, else on the
+// calling thread alone; the caller computes every piece no helper has
+// finished, so it never waits for one, and a helper still inside the
+// caller's row (or its mask or codes) is waited for by the exp pass or by
+// Cancel.
 // - l_out not null: simd::WidenMax (with the mask `allowed` and the penalty
 //   codes `penalties`, if any; x f32, f16 or bf16) into l_out. A helper
 //   widens its piece into `stage` (n doubles) and moves it into l_out only
@@ -64,7 +82,8 @@ struct MaxPassBuffers {
   double* stage = nullptr;
 };
 simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
-                               simd::AllowedIds allowed = {}, RowJob* job = nullptr,
+                               simd::AllowedIds allowed = {},
+                               threads::WaitingHelpers helpers = {},
                                MaxPassBuffers buffers = {},
                                const simd::PenaltyCodes* penalties = nullptr);
 
@@ -85,6 +104,8 @@ struct RowThreads {
   double* recomputed_e = nullptr;
   float* x_copy = nullptr;
   threads::Supersede supersede{};  // a pass on one thread stops once it holds
+  // Whether helpers take part (the pass's buffers are then the job owner's).
+  bool Helped() const { return job != nullptr; }
   // Whether the caller reads e_out after the pass. When not (the logprob's
   // Z alone), e_out is only where the pieces computed out of order wait to
   // be summed: the pieces summed in order, by the caller or the helper from
@@ -193,7 +214,10 @@ class RowJob final : public threads::Job {
   friend ExpView ExpSumPass(simd::ExpSource, size_t, double, double, double*, simd::ExpVariant,
                             const RowThreads&, std::span<double>);
   friend simd::WidenResult WidenMaxPass(simd::Row, size_t, double*, simd::AllowedIds,
-                                        RowJob*, MaxPassBuffers, const simd::PenaltyCodes*);
+                                        threads::WaitingHelpers, MaxPassBuffers,
+                                        const simd::PenaltyCodes*);
+  // The job `helpers` wait in (WidenMaxPass's way to it).
+  static RowJob* Of(threads::WaitingHelpers helpers) { return helpers.job_; }
   // kMax: the max pass is open (helpers that finish their part of it wait
   // on for the exp pass); kPublished: the exp pass is.
   enum Phase : uint8_t { kWaiting, kMax, kPublished, kCancelled };

@@ -469,7 +469,8 @@ TEST(Threads, TheWideningMaxPassSplitTakesAHeldPieceOver) {
     const ReleaseAndJoin release{job, host, [] { g_release = true; }};
     job.Announce(&host, 2);
     const simd::WidenResult got =
-        WidenMaxPass(row, n, l.data(), allowed, &job, {.stage = stage.data()}, codes_in);
+        WidenMaxPass(row, n, l.data(), allowed, threads::WaitingHelpers(&job),
+                     {.stage = stage.data()}, codes_in);
     ASSERT_EQ(g_blocked.load(), 1) << what;
     g_block_at = -1;
     g_release = true;
@@ -551,7 +552,8 @@ TEST(Threads, TheMaxPassSplitWithHelpersGivesTheRowsCheckAndMaximum) {
     const ReleaseAndJoin release{job, host, [] { g_stage = 2; }};
     job.Announce(&host, 2);
     const simd::WidenResult got =
-        WidenMaxPass(x.data(), n, nullptr, {}, &job, {.x_copy = x_copy.data()});
+        WidenMaxPass(x.data(), n, nullptr, {}, threads::WaitingHelpers(&job),
+                     {.x_copy = x_copy.data()});
     const simd::WidenResult want = simd::CheckedMax(x.data(), n);
     ASSERT_EQ(g_blocked.load(), 1) << what;
     ASSERT_EQ(got.bad, want.bad) << what;
@@ -614,7 +616,8 @@ TEST(Threads, HelpersCalledAheadLeaveWhenThePassDoesNotCome) {
   set_executor(ws, &host);
   test::RandomCase c = Cases()[0];
   const auto idle_soon = [&ws] {
-    const auto& job = detail::WorkspaceAccess::Of(ws).logprob_job;
+    const RowJob* const job =
+        detail::WorkspaceAccess::Of(ws).helpers.Job(threads::RowHelpers::kLogprob);
     for (int i = 0; i < 1000 && job != nullptr && job->Busy(); ++i) {
       std::this_thread::sleep_for(1ms);
     }
