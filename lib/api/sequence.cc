@@ -66,9 +66,14 @@ void Sequence::State::AppendPrompt(int32_t id) {
 }
 
 Sequence::Sequence(std::unique_ptr<State> state) : s_(std::move(state)) {}
-Sequence::Sequence(const Sequence& other) : s_(std::make_unique<State>(*other.s_)) {}
+Sequence::Sequence(const Sequence& other) : s_(std::make_unique<State>(*other.s_)) {
+  s_->OwnBreakers(false);
+}
 Sequence& Sequence::operator=(const Sequence& other) {
-  if (this != &other) s_ = std::make_unique<State>(*other.s_);
+  if (this != &other) {
+    s_ = std::make_unique<State>(*other.s_);
+    s_->OwnBreakers(false);
+  }
   return *this;
 }
 Sequence::Sequence(Sequence&&) noexcept = default;
@@ -82,12 +87,14 @@ Result<Sequence> Sequence::create(size_t vocab, const SamplingParams& params, Pc
                  "vocab = " + std::to_string(vocab) + ": must be in [1, 2^31 - 1]"};
   }
   auto state = std::unique_ptr<State>(
-      new State{vocab, params, std::move(extras), rng, rng, {}, {}, detail::HistoryCounts(vocab)});
+      new State{vocab, params, std::move(extras), rng, rng, {}, {}, detail::HistoryCounts(vocab),
+                    {}, {}, {}});
   Request probe;  // the parameters and extras, checked once
   probe.params = params;
   probe.bias = state->extras.bias();
   probe.mask = state->extras.mask();
   if (auto e = checks::ParamsAndExtras(probe, vocab)) return *e;
+  state->OwnBreakers(true);
   return Sequence(std::move(state));
 }
 
@@ -112,19 +119,30 @@ Result<Request> Sequence::request(const Step& step) const {
   return r;
 }
 
-Result<Token> Sequence::sample_only(const Step& step, Workspace& workspace,
-                                    const SampleOptions& options) {
+Result<Token> Sequence::sample_with(const Step& step, Workspace& workspace,
+                                    const SampleOptions& options, ChainState& chain) {
   const Result<Request> r = request(step);
   if (!r) return r.error();
   SampleOptions o = options;
   o.generated_checked = s_->generated.size();
+  o.chain_state = &chain;
   return exactsample::sample(*r, s_->rng, workspace, o);
+}
+
+Result<Token> Sequence::sample_only(const Step& step, Workspace& workspace,
+                                    const SampleOptions& options) {
+  ChainState scratch = s_->chain;  // only a token the sequence appends moves it
+  return sample_with(step, workspace, options, scratch);
 }
 
 Result<Token> Sequence::sample(const Step& step, Workspace& workspace,
                                const SampleOptions& options) {
-  Result<Token> token = sample_only(step, workspace, options);
-  if (token) s_->AppendGenerated(token->id);
+  ChainState next = s_->chain;
+  Result<Token> token = sample_with(step, workspace, options, next);
+  if (token) {
+    s_->AppendGenerated(token->id);
+    s_->chain = next;
+  }
   return token;
 }
 
@@ -160,6 +178,7 @@ void Sequence::reset() {
   s_->prompt.clear();
   s_->generated.clear();
   s_->counts.Clear();
+  s_->chain = {};
   s_->rng = s_->start;
 }
 

@@ -117,6 +117,10 @@ class EXACTSAMPLE_API Sequence {
                                            std::vector<Result<Token>>&, BatchWorkspace&,
                                            const SampleOptions&, int, bool);
   explicit Sequence(std::unique_ptr<State> state);
+  // sample_only with `chain` (mirostat's mu, adaptive-p's average) in place
+  // of the sequence's own, updated when a token is drawn.
+  Result<Token> sample_with(const Step& step, Workspace& workspace, const SampleOptions& options,
+                            ChainState& chain);
   std::unique_ptr<State> s_;
 };
 
