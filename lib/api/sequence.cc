@@ -19,6 +19,8 @@ Error IdOutside(const char* field, int64_t id, size_t vocab) {
                    ": outside [0, V) with V = " + std::to_string(vocab)};
 }
 
+bool Stateful(const SamplingParams& p) { return p.mirostat != 0 || p.adaptive_target >= 0; }
+
 }  // namespace
 
 void Sequence::State::AppendGenerated(int32_t id) {
@@ -188,9 +190,11 @@ void sample_batch(std::span<Sequence* const> sequences, std::span<const Step> ro
   // The rows' requests, or the error that keeps a row from being sampled.
   thread_local std::vector<BatchRow> batch;
   thread_local std::vector<std::optional<Error>> refused;
+  thread_local std::vector<bool> alone;
   const size_t n = std::min(sequences.size(), rows.size());
   batch.clear();
   refused.assign(n, std::nullopt);
+  alone.assign(n, false);
   // A sequence takes one row: a second would share its generator.
   thread_local std::vector<std::pair<const Sequence*, size_t>> order;
   order.clear();
@@ -217,17 +221,27 @@ void sample_batch(std::span<Sequence* const> sequences, std::span<const Step> ro
     }
     Result<Request> r = sequences[i]->request(rows[i]);
     if (!r && !refused[i]) refused[i] = r.error();
-    batch.push_back({r && !refused[i] ? *r : Request{}, &sequences[i]->rng()});
-    if (refused[i]) batch.back().rng = nullptr;
+    // Mirostat and adaptive-p carry state from token to token: such a row
+    // is sampled on its own below, as Sequence::sample does.
+    alone[i] = r && !refused[i] && Stateful(r->params);
+    batch.push_back({r && !refused[i] && !alone[i] ? *r : Request{}, &sequences[i]->rng()});
+    if (refused[i] || alone[i]) batch.back().rng = nullptr;
   }
   SampleOptions o = options;
   o.generated_checked = 0;  // a sequence's ids were checked as they came
   sample_batch(batch, results, workspace, o, threads);
+  thread_local Workspace own;
   for (size_t i = 0; i < n; ++i) {
     if (refused[i]) {
       results[i] = *refused[i];
-    } else if (accept && results[i]) {
-      sequences[i]->s_->AppendGenerated(results[i]->id);
+      continue;
+    }
+    Sequence& seq = *sequences[i];
+    ChainState next = seq.s_->chain;
+    if (alone[i]) results[i] = seq.sample_with(rows[i], own, options, next);
+    if (accept && results[i]) {
+      seq.s_->AppendGenerated(results[i]->id);
+      seq.s_->chain = next;
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exactsample/batch.hpp"
 #include "exactsample/exactsample.hpp"
 #include "exactsample/sequence.hpp"
 #include "exactsample/speculative.hpp"
@@ -255,6 +256,42 @@ TEST(Chain, ASequenceOwnsItsBreakers) {
   ASSERT_TRUE(seq.accept_prompt(kPrompt));
   Sequence copy = seq;
   EXPECT_EQ(Tokens(copy, 12), want);
+}
+
+// sample_batch over sequences equals each sequence's sample(): mirostat's
+// state carried, DRY's history read on the fast engine's threads too.
+TEST(Chain, ABatchOfSequencesIsEachSequencesSample) {
+  SamplingParams miro;
+  miro.mirostat = 2;
+  SamplingParams dry;
+  dry.dry_multiplier = 1.5;
+  dry.dry_allowed_length = 1;
+  dry.chain = Chain::Llama();
+  dry.top_k = 5;
+  std::vector<Sequence> batched, single;
+  for (int k = 0; k < 8; ++k) {
+    const SamplingParams& p = k % 2 == 0 ? miro : dry;
+    for (auto* into : {&batched, &single}) {
+      auto made = Sequence::create(kRow.size(), p, stream(100 + k, Purpose::sample));
+      ASSERT_TRUE(made);
+      into->push_back(std::move(*made));
+      ASSERT_TRUE(into->back().accept_prompt(kPrompt));
+    }
+  }
+  std::vector<Sequence*> ptrs;
+  for (Sequence& s : batched) ptrs.push_back(&s);
+  const std::vector<Step> steps(ptrs.size(), Step{.logits = kRow});
+  BatchWorkspace bws;
+  std::vector<Result<Token>> results;
+  Workspace ws;
+  for (int t = 0; t < 6; ++t) {
+    sample_batch(ptrs, steps, results, bws, {}, 2);
+    for (size_t i = 0; i < single.size(); ++i) {
+      const Result<Token> want = single[i].sample(steps[i], ws);
+      ASSERT_TRUE(want && results[i]);
+      EXPECT_EQ(Bits(*results[i]), Bits(*want)) << "sequence " << i << " token " << t;
+    }
+  }
 }
 
 // Snapshot version 2 carries the chain's fields, breakers and state: a

@@ -127,7 +127,8 @@ class EXACTSAMPLE_API Sequence {
 // One token for each sequence, rows[i] on *sequences[i], across threads as
 // sample_batch does; results[i] equals sequences[i]->sample(rows[i], ...)
 // (with `accept`; else sample_only). A row with bad input gets its error and
-// its sequence is unchanged.
+// its sequence is unchanged. A row with mirostat or adaptive-p (state from
+// token to token) is sampled on the calling thread, as sample() does.
 EXACTSAMPLE_API void sample_batch(std::span<Sequence* const> sequences,
                                   std::span<const Step> rows,
                                   std::vector<Result<Token>>& results,
