@@ -98,14 +98,16 @@ std::optional<Error> ChainSteps(const SamplingParams& p) {
   bool listed[kChainSteps] = {};
   for (size_t j = 0; j < steps.size(); ++j) {
     const auto i = static_cast<size_t>(steps[j]);
-    const std::string at = "chain[" + std::to_string(j) + "] = '" +
-                           std::string(chain_step_name(steps[j])) + "': ";
-    if (i >= kChainSteps) {
+    const auto error = [&](const char* why) {
       return Error{ErrorCode::invalid_parameter, "chain",
-                   at + "not a step (penalties, dry, top_n_sigma, top_k, typical, top_p, "
-                        "min_p, xtc, temperature)"};
+                   "chain[" + std::to_string(j) + "] = '" +
+                       std::string(chain_step_name(steps[j])) + "': " + why};
+    };
+    if (i >= kChainSteps) {
+      return error("not a step (penalties, dry, top_n_sigma, top_k, typical, top_p, min_p, "
+                   "xtc, temperature)");
     }
-    if (listed[i]) return Error{ErrorCode::invalid_parameter, "chain", at + "listed twice"};
+    if (listed[i]) return error("listed twice");
     listed[i] = true;
   }
   for (size_t i = 0; i < kChainSteps; ++i) {
