@@ -582,6 +582,52 @@ void ForEachParam(F&& f) {
   f("min_p", &xs::SamplingParams::min_p);
   f("top_logprobs", &xs::SamplingParams::top_logprobs);
   f("penalty_last_n", &xs::SamplingParams::penalty_last_n);
+  // docs/llama-samplers.md (chain is its own property, below)
+  f("min_keep", &xs::SamplingParams::min_keep);
+  f("top_n_sigma", &xs::SamplingParams::top_n_sigma);
+  f("typical_p", &xs::SamplingParams::typical_p);
+  f("xtc_probability", &xs::SamplingParams::xtc_probability);
+  f("xtc_threshold", &xs::SamplingParams::xtc_threshold);
+  f("dry_multiplier", &xs::SamplingParams::dry_multiplier);
+  f("dry_base", &xs::SamplingParams::dry_base);
+  f("dry_allowed_length", &xs::SamplingParams::dry_allowed_length);
+  f("dry_penalty_last_n", &xs::SamplingParams::dry_penalty_last_n);
+  f("dynatemp_range", &xs::SamplingParams::dynatemp_range);
+  f("dynatemp_exponent", &xs::SamplingParams::dynatemp_exponent);
+  f("mirostat", &xs::SamplingParams::mirostat);
+  f("mirostat_tau", &xs::SamplingParams::mirostat_tau);
+  f("mirostat_eta", &xs::SamplingParams::mirostat_eta);
+  f("mirostat_m", &xs::SamplingParams::mirostat_m);
+  f("adaptive_target", &xs::SamplingParams::adaptive_target);
+  f("adaptive_decay", &xs::SamplingParams::adaptive_decay);
+}
+
+// SamplingParams.chain: "spec", "llama" or a list of step names.
+py::object ChainValue(const xs::Chain& chain) {
+  if (chain.preset == xs::ChainPreset::spec) return py::str("spec");
+  if (chain.preset == xs::ChainPreset::llama) return py::str("llama");
+  py::list names;
+  for (const xs::ChainStep step : chain.steps()) names.append(py::str(std::string(xs::chain_step_name(step))));
+  return names;
+}
+
+xs::Chain ChainFrom(py::handle value) {
+  xs::Result<xs::Chain> chain = xs::Error{xs::ErrorCode::invalid_parameter, "chain",
+                                          "chain: not a preset name or a list of step names"};
+  if (py::isinstance<py::str>(value)) {
+    chain = xs::chain_from_preset(value.cast<std::string>());
+  } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    std::vector<std::string> owned;
+    bool names = true;
+    for (py::handle a : value) {
+      names = names && py::isinstance<py::str>(a);
+      if (names) owned.push_back(a.cast<std::string>());
+    }
+    const std::vector<std::string_view> views(owned.begin(), owned.end());
+    if (names) chain = xs::chain_from_names(views);
+  }
+  if (!chain) throw py::value_error(chain.error().message);
+  return *chain;
 }
 
 // A SamplingParams field's value: an int or a float as the field takes
@@ -607,6 +653,10 @@ xs::SamplingParams ParamsFromKeywords(const py::kwargs& kwargs) {
       using T = std::remove_reference_t<decltype(p.*member)>;
       p.*member = ParamValue<T>(name, value);
     });
+    if (name == "chain") {
+      p.chain = ChainFrom(value);
+      known = true;
+    }
     if (!known) throw py::type_error("SamplingParams: unknown field " + name);
   }
   return p;
@@ -619,13 +669,14 @@ std::string ParamsRepr(const xs::SamplingParams& p) {
     out += sep + std::string(field) + "=" + std::string(py::repr(py::cast(p.*member)));
     sep = ", ";
   });
-  return out + ")";
+  return out + ", chain=" + std::string(py::repr(ChainValue(p.chain))) + ")";
 }
 
 bool ParamsEqual(const xs::SamplingParams& a, const xs::SamplingParams& b) {
   bool equal = true;
   ForEachParam([&](const char*, auto member) { equal = equal && a.*member == b.*member; });
-  return equal;
+  const auto sa = a.chain.steps(), sb = b.chain.steps();
+  return equal && a.chain.preset == b.chain.preset && std::equal(sa.begin(), sa.end(), sb.begin(), sb.end());
 }
 
 // g, for a method that advances it: raises while a sampling call uses it
@@ -790,7 +841,10 @@ PYBIND11_MODULE(_exactsample, m) {
       "frequency_penalty=0.0, top_k=0 (0 or >= V: off), top_p=1.0, min_p=0.0;\n"
       "and the library's top_logprobs=0 (Token.top_logprobs entries, 0 to 20) and\n"
       "penalty_last_n=0 (the penalty window, docs/sequence.md: 0 is the whole\n"
-      "history; n > 0 the last n tokens).");
+      "history; n > 0 the last n tokens); llama.cpp's samplers and the chain\n"
+      "(docs/llama-samplers.md): chain='spec' ('llama' or a list of step names),\n"
+      "min_keep, top_n_sigma, typical_p, xtc_*, dry_* (no breakers here yet),\n"
+      "dynatemp_*, mirostat*, adaptive_*.");
   params.def(py::init(&ParamsFromKeywords), "SamplingParams(**fields): the spec's names.")
       .def("__repr__", &ParamsRepr)
       .def("__eq__", &ParamsEqual);
@@ -802,6 +856,10 @@ PYBIND11_MODULE(_exactsample, m) {
           p.*member = ParamValue<T>(name, value);
         });
   });
+
+  params.def_property(
+      "chain", [](const xs::SamplingParams& p) { return ChainValue(p.chain); },
+      [](xs::SamplingParams& p, py::handle value) { p.chain = ChainFrom(value); });
 
   py::class_<xs::Token>(m, "Token", "A sampled token.")
       .def_readonly("id", &xs::Token::id)

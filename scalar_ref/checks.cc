@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "scalar_ref/chain_checks.hpp"
 #include "scalar_ref/order.hpp"
 #include "scalar_ref/twins/half.hpp"
 
@@ -72,7 +73,7 @@ static const char* TypeName(LogitType t) {
   return "f32";
 }
 
-static std::optional<Error> Params(const SamplingParams& p) {
+static std::optional<Error> Params(const SamplingParams& p, size_t vocab) {
   if (!std::isfinite(p.temperature) || p.temperature < 0) {
     return Param("temperature", Num(p.temperature), "must be finite and >= 0");
   }
@@ -105,11 +106,11 @@ static std::optional<Error> Params(const SamplingParams& p) {
     return Param("penalty_last_n", std::to_string(p.penalty_last_n),
                  "must be >= 0 (0: the whole history)");
   }
-  return std::nullopt;
+  return ChainParams(p, vocab);
 }
 
 std::optional<Error> ParamsAndExtras(const Request& request, size_t vocab) {
-  if (auto e = Params(request.params)) return e;
+  if (auto e = Params(request.params, vocab)) return e;
   return BiasAndMask(request, vocab);
 }
 
@@ -138,7 +139,7 @@ std::optional<Error> ParamsAndIds(const Request& request, size_t generated_check
                  "logits: V = " + std::to_string(vocab) +
                      " exceeds the largest id 2^31 - 1"};
   }
-  if (auto e = Params(request.params)) return e;
+  if (auto e = Params(request.params, vocab)) return e;
   if (request.history == nullptr) {  // a Sequence checked its ids as they came
     if (auto e = Ids("prompt", request.prompt, vocab)) return e;
     if (auto e = Ids("generated", request.generated, vocab, generated_checked)) return e;

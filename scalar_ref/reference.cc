@@ -2,20 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
 #include <vector>
 
+#include "scalar_ref/chain.hpp"
 #include "scalar_ref/checks.hpp"
+#include "scalar_ref/kept.hpp"
 #include "scalar_ref/order.hpp"
 #include "scalar_ref/twins/half.hpp"
-#include "scalar_ref/window.hpp"
 
 namespace exactsample::scalar_ref {
 namespace {
-
-using Logits = std::vector<double>;  // indexed by id
-using Ids = std::vector<int32_t>;    // a kept set, ascending ids
 
 // Step 1 (a 16-bit row widened to f32 first: exact).
 Logits Widen(twins::Row x, size_t n) {
@@ -37,47 +33,6 @@ void BiasAndMask(Logits& l, const Request& request) {
     const bool bit = mask.allowed_bits.empty() || ((mask.allowed_bits[i / 32] >> (i % 32)) & 1) != 0;
     if (!allowed[i] || !bit) l[i] = -INFINITY;
   }
-}
-
-// Step 2: over the distinct ids of prompt and generated (of the window).
-void RepetitionPenalty(Logits& l, const Request& request) {
-  const double r = request.params.repetition_penalty;
-  if (r == 1.0) return;
-  const PenaltyWindow window = WindowOf(request);
-  std::set<int32_t> seen(window.prompt.begin(), window.prompt.end());
-  seen.insert(window.generated.begin(), window.generated.end());
-  for (int32_t i : seen) l[i] = l[i] > 0 ? l[i] / r : l[i] * r;
-}
-
-// Step 3: over the generated ids (of the window), c times each.
-void PresenceAndFrequency(Logits& l, const Request& request) {
-  const SamplingParams& p = request.params;
-  if (p.frequency_penalty == 0.0 && p.presence_penalty == 0.0) return;
-  std::map<int32_t, int64_t> count;
-  for (int32_t i : WindowOf(request).generated) ++count[i];
-  for (const auto& [i, c] : count) {
-    l[i] = l[i] - p.frequency_penalty * static_cast<double>(c) - p.presence_penalty;
-  }
-}
-
-// Step 9 over K (ascending ids): M, Z and q.
-struct Softmax {
-  double max = -INFINITY;
-  double z = 0.0;
-  std::vector<double> q;  // q[j] for the id K[j]
-};
-
-Softmax SoftmaxOver(const Logits& t, const Ids& kept) {
-  Softmax s;
-  for (int32_t i : kept) s.max = std::max(s.max, t[i]);
-  std::vector<double> e(kept.size());
-  for (size_t j = 0; j < kept.size(); ++j) {
-    e[j] = std::exp(t[kept[j]] - s.max);
-    s.z += e[j];
-  }
-  s.q.resize(kept.size());
-  for (size_t j = 0; j < kept.size(); ++j) s.q[j] = e[j] / s.z;
-  return s;
 }
 
 // The reported logprob: log_softmax over all V ids after step 3, computed
@@ -103,74 +58,6 @@ int64_t Rank(const Logits& l, const LogSoftmax& logprob, int32_t id) {
 // computes it, with a zero M_K taken as +0.0.
 double ProcessedLogprob(const Logits& t, const Softmax& kept, int32_t id) {
   return (t[id] - (kept.max + 0.0)) - std::log(kept.z);
-}
-
-// Step 4: the largest l, ties to the lowest id.
-int32_t Greedy(const Logits& l, const Ids& all) {
-  int32_t best = all.front();
-  for (int32_t i : all) {
-    if (l[i] > l[best]) best = i;
-  }
-  return best;
-}
-
-// Step 5.
-Logits Temper(const Logits& l, double temperature) {
-  Logits t(l.size());
-  for (size_t i = 0; i < l.size(); ++i) t[i] = Tempered(l[i], temperature);
-  return t;
-}
-
-// Positions of `kept` in (t desc, id asc) order.
-std::vector<size_t> DescendingOrder(const Logits& t, const Ids& kept) {
-  std::vector<size_t> order(kept.size());
-  for (size_t j = 0; j < order.size(); ++j) order[j] = j;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return Before(t[kept[a]], kept[a], t[kept[b]], kept[b]);
-  });
-  return order;
-}
-
-Ids Select(const Ids& kept, const std::vector<bool>& keep) {
-  Ids out;
-  for (size_t j = 0; j < kept.size(); ++j) {
-    if (keep[j]) out.push_back(kept[j]);
-  }
-  return out;
-}
-
-// Step 6: the first k ids in (t desc, id asc) order.
-Ids TopK(const Logits& t, const Ids& kept, int64_t k) {
-  if (k <= 0 || static_cast<size_t>(k) >= kept.size()) return kept;
-  const std::vector<size_t> order = DescendingOrder(t, kept);
-  std::vector<bool> keep(kept.size(), false);
-  for (int64_t r = 0; r < k; ++r) keep[order[r]] = true;
-  return Select(kept, keep);
-}
-
-// Step 7: walk (t desc, id asc) adding q; keep up to and including the first
-// id where the running sum reaches p.
-Ids TopP(const Logits& t, const Ids& kept, double p) {
-  if (p >= 1.0) return kept;
-  const Softmax sm = SoftmaxOver(t, kept);
-  std::vector<bool> keep(kept.size(), false);
-  double s = 0.0;
-  for (size_t j : DescendingOrder(t, kept)) {
-    keep[j] = true;
-    s += sm.q[j];
-    if (s >= p) break;
-  }
-  return Select(kept, keep);
-}
-
-// Step 8: keep q >= m * max(q).
-Ids MinP(const Logits& t, const Ids& kept, double m) {
-  if (m == 0.0) return kept;
-  const Softmax sm = SoftmaxOver(t, kept);
-  const double threshold = m * *std::max_element(sm.q.begin(), sm.q.end());
-  std::vector<bool> keep(kept.size());
-  for (size_t j = 0; j < kept.size(); ++j) keep[j] = sm.q[j] >= threshold;
-  return Select(kept, keep);
 }
 
 // The reference's view of step 9: the distribution built in full.
@@ -209,65 +96,56 @@ Result<Token> Sample(const Request& request, Pcg32& rng, const SampleOptions& op
     if (l[i] == INFINITY) return checks::BiasedToInfinity(static_cast<int32_t>(i));
   }
   if (*std::max_element(l.begin(), l.end()) == -INFINITY) return checks::AllMaskedOut();
-  RepetitionPenalty(l, request);
-  PresenceAndFrequency(l, request);
-  for (size_t i = 0; i < vocab; ++i) {
-    if (auto e = checks::Penalized(l[i], static_cast<int32_t>(i), p)) return *e;
-  }
-  const double max_logit = *std::max_element(l.begin(), l.end());
-  if (auto e = checks::MaxAfterPenalties(max_logit, p)) return *e;
-
-  // K starts as every id whose logit is not -inf: those never enter K.
-  Ids kept;
-  for (size_t i = 0; i < vocab; ++i) {
-    if (l[i] != -INFINITY) kept.push_back(static_cast<int32_t>(i));
-  }
-  const Softmax all = SoftmaxOver(l, kept);
-  const LogSoftmax logprob{all.max, all.z};
+  Pcg32 drawn = rng;  // committed once the chain succeeds: XTC draws inside it
+  const ChainState before =
+      options.chain_state != nullptr ? *options.chain_state : ChainState{};
+  Result<Chosen> run = RunChain(std::move(l), request, drawn, before);
+  if (!run) return run.error();
+  const Chosen& c = *run;
+  const LogSoftmax logprob{c.max, c.z};
   if (trace != nullptr) {
     *trace = Trace{};
-    trace->penalized = l;
-    trace->max_logit = all.max;
-    trace->z_all = all.z;
+    trace->penalized = c.at_logprob;
+    trace->max_logit = c.max;
+    trace->z_all = c.z;
+    trace->kept_top_k = c.kept_top_k;
+    trace->kept_top_p = c.kept_top_p;
+    trace->kept_min_p = c.kept_min_p;
   }
 
   const auto token = [&](int32_t id, double processed) {
-    Token out{id, logprob.At(l, id), processed};
-    out.top_count = TopLogprobs(l, all.max, all.z, static_cast<size_t>(p.top_logprobs),
+    const Logits& at = c.at_logprob;
+    Token out{id, logprob.At(at, id), processed};
+    out.top_count = TopLogprobs(at, c.max, c.z, static_cast<size_t>(p.top_logprobs),
                                 out.top.data());
-    if (options.rank) out.rank = Rank(l, logprob, id);
+    if (options.rank) out.rank = Rank(at, logprob, id);
     return out;
   };
-  if (p.temperature == 0.0) {
-    const int32_t id = Greedy(l, kept);
-    if (distribution != nullptr) distribution->push_back({id, 1.0});
-    return token(id, 0.0);
+  rng = drawn;  // the chain's draws; the terminal's follows on rng
+  if (c.greedy) {
+    if (distribution != nullptr) distribution->push_back({*c.greedy, 1.0});
+    return token(*c.greedy, 0.0);
   }
-  const Logits t = Temper(l, p.temperature);
-  kept = TopK(t, kept, p.top_k);
-  if (trace != nullptr) trace->kept_top_k = kept;
-  kept = TopP(t, kept, p.top_p);
-  if (trace != nullptr) trace->kept_top_p = kept;
-  kept = MinP(t, kept, p.min_p);
-  if (trace != nullptr) trace->kept_min_p = kept;
-  const Softmax sm = SoftmaxOver(t, kept);  // step 9
-  for (size_t j = 0; j < kept.size() && distribution != nullptr; ++j) {
-    if (sm.q[j] > 0) distribution->push_back({kept[j], sm.q[j]});
+  const Softmax sm = SoftmaxOver(c.l, c.kept);  // step 9
+  for (size_t j = 0; j < c.kept.size() && distribution != nullptr; ++j) {
+    if (sm.q[j] > 0) distribution->push_back({c.kept[j], sm.q[j]});
   }
   if (choose != nullptr) {
     const int32_t id = (*choose)(AllOf(*distribution));
-    return token(id, ProcessedLogprob(t, sm, id));
+    return token(id, ProcessedLogprob(c.l, sm, id));
   }
-  const double u = rng.uniform_f64();       // step 10: exactly one draw
-  const int32_t id = InverseCdf(kept, sm.q, u);
+  const double u = rng.uniform_f64();  // step 10: the terminal's one draw
+  const int32_t id = InverseCdf(c.kept, sm.q, u);
   if (trace != nullptr) {
-    double c = 0.0;
-    for (size_t j = 0; j < kept.size() && kept[j] <= id; ++j) c += sm.q[j];
+    double cdf = 0.0;
+    for (size_t j = 0; j < c.kept.size() && c.kept[j] <= id; ++j) cdf += sm.q[j];
     trace->z_kept = sm.z;
     trace->u = u;
-    trace->cdf_at_choice = c;
+    trace->cdf_at_choice = cdf;
   }
-  return token(id, ProcessedLogprob(t, sm, id));
+  const double processed = ProcessedLogprob(c.l, sm, id);
+  if (options.chain_state != nullptr) *options.chain_state = After(c, p, id, processed);
+  return token(id, processed);
 }
 
 size_t TopLogprobs(std::span<const double> l, double max, double z, size_t count,

@@ -29,7 +29,8 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import spec_sampler  # noqa: E402  (same folder)
+import spec_chain  # noqa: E402  (same folder)
+import spec_sampler  # noqa: E402
 
 NEG_INF = "-inf"
 
@@ -223,11 +224,105 @@ def random_window(rng, x, case):
          len(case["prompt"]) + 1, history, (1 << 63) - 1, 0])
 
 
+def random_chain(rng, x, case):
+    """llama.cpp's samplers on a valid case (docs/llama-samplers.md): a
+    history with repeats (for DRY), random samplers on, sometimes mirostat
+    (the filters then off) or adaptive-p, and the spec's order, llama's or
+    a random list holding every step that is on."""
+    params = case["params"]
+    top = ranked(x)[:5] or [0]
+    pattern = [rng.choice(top) for _ in range(rng.choice([1, 2, 3, 4]))]
+    case["prompt"] = case["prompt"] + pattern * rng.choice([0, 1, 3, 6]) + [
+        rng.choice(top) for _ in range(rng.choice([0, 2, 5]))]
+    case["steps"] = rng.choice([5, 12, 20])
+    vocab = len(x)
+    if rng.random() < 0.4:
+        params["min_keep"] = rng.choice([0, 1, 2, 5, rng.randint(0, vocab + 2)])
+    if rng.random() < 0.3:
+        params["top_n_sigma"] = rng.choice([0.5, 1.0, rng.uniform(0.01, 4.0)])
+    if rng.random() < 0.3:
+        params["typical_p"] = rng.choice([0.0, rng.random(), 0.95, 1.0])
+    if rng.random() < 0.35:
+        params["xtc_probability"] = rng.choice([1.0, 0.5, rng.random()])
+        params["xtc_threshold"] = rng.choice([0.1, rng.uniform(0.0, 0.5), 0.6])
+    if rng.random() < 0.5:
+        params["dry_multiplier"] = rng.choice([0.8, rng.uniform(0.0, 3.0)])
+        params["dry_base"] = rng.choice([1.0, 1.75, rng.uniform(1.0, 4.0), 1e6])
+        params["dry_allowed_length"] = rng.choice([0, 1, 2, 3])
+        params["dry_penalty_last_n"] = rng.choice([0, 1, 4, 64, (1 << 62)])
+        params["dry_sequence_breakers"] = [
+            [rng.choice(top) if rng.random() < 0.7 else rng.randrange(vocab)
+             for _ in range(rng.choice([1, 1, 2, 3]))] for _ in range(rng.choice([0, 1, 2, 4]))]
+    if rng.random() < 0.25:
+        params["dynatemp_range"] = rng.choice([0.5, rng.uniform(0.0, 2.0)])
+        params["dynatemp_exponent"] = rng.choice([0.0, 1.0, rng.uniform(0.0, 3.0)])
+    terminal = rng.random()
+    if terminal < 0.2:
+        for name in ("top_k", "top_p", "min_p", "top_n_sigma", "typical_p",
+                     "xtc_probability", "dynatemp_range"):
+            params.pop(name, None)
+        params["mirostat"] = rng.choice([1, 2])
+        params["mirostat_tau"] = rng.choice([5.0, rng.uniform(0.0, 8.0)])
+        params["mirostat_eta"] = rng.choice([0.1, rng.uniform(0.0, 1.0)])
+        if rng.random() < 0.3:
+            params["mirostat_m"] = rng.choice([2, 3, 10, 100, vocab + 1])
+    elif terminal < 0.35:
+        params["adaptive_target"] = rng.choice([0.0, 0.5, rng.uniform(-0.5, 1.0)])
+        params["adaptive_decay"] = rng.choice([0.0, 0.9, rng.uniform(0.0, 0.99)])
+    full = spec_chain.with_defaults({**spec_sampler.DEFAULTS, **params})
+    on = [name for name in spec_chain.STEPS if spec_chain.is_on(name, full)]
+    kind = rng.random()
+    if kind < 0.3:
+        params["chain"] = "llama"
+    elif kind < 0.5:
+        params["chain"] = "spec"
+    else:
+        steps = on + [name for name in spec_chain.STEPS
+                      if name not in on and rng.random() < 0.3]
+        rng.shuffle(steps)
+        params["chain"] = steps
+
+
+def chain_bad_cases():
+    """The chain's bad inputs (docs/llama-samplers.md, Bad input), each alone."""
+    x = [1.0, 2.0, 0.5, 3.0]
+
+    def case(name, logits=x, prompt=(1, 3, 1, 3), **params):
+        return {"name": f"bad_chain_{name}", "logits": logits, "params": params, "seed": 3,
+                "prompt": list(prompt), "steps": 3}
+
+    return [
+        case("min_keep", min_keep=-1), case("top_n_sigma", top_n_sigma=-1.0),
+        case("typical", typical_p="nan"), case("xtc_probability", xtc_probability=1.5),
+        case("xtc_threshold", xtc_threshold=-0.1), case("dry_multiplier", dry_multiplier=-1.0),
+        case("dry_base", dry_base=0.5), case("dry_allowed_length", dry_allowed_length=-1),
+        case("dry_last_n", dry_penalty_last_n=-1),
+        case("breaker_empty", dry_sequence_breakers=[[1], []]),
+        case("breaker_long", dry_sequence_breakers=[[1] * 22]),
+        case("breaker_id", dry_sequence_breakers=[[9]]),
+        case("dynatemp_range", dynatemp_range=-0.5),
+        case("dynatemp_exponent", dynatemp_exponent=-1.0), case("mirostat", mirostat=3),
+        case("mirostat_tau", mirostat_tau=-1.0), case("mirostat_eta", mirostat_eta="inf"),
+        case("mirostat_m", mirostat_m=1), case("adaptive_target", adaptive_target=2.0),
+        case("adaptive_decay", adaptive_decay=1.0),
+        case("unknown_step", chain=["top_k", "topk"]), case("preset", chain="fast"),
+        case("preset_in_list", chain=["llama"]), case("twice", chain=["top_k", "top_k"]),
+        case("missing", chain=["top_k"], top_p=0.9), case("not_a_list", chain=3),
+        case("mirostat_filter", mirostat=2, top_k=40),
+        case("mirostat_adaptive", mirostat=1, adaptive_target=0.5),
+        # Only id 1 is left, and it continues the repeat 3 1 3 of length 3.
+        case("dry_empties", logits=[NEG_INF, 2.0, NEG_INF, NEG_INF], prompt=(3, 1, 3, 1, 3),
+             dry_multiplier=1e308, dry_allowed_length=0),
+        case("dynatemp_overflow", temperature=0.0, dynatemp_range=1e-310),
+    ]
+
+
 def random_seed(rng):
     return rng.choice([0, (1 << 64) - 1, rng.getrandbits(64), rng.getrandbits(64)])
 
 
-def random_case(rng, name, vocab_max=5000, vocab_min=2, features=None, windows=None):
+def random_case(rng, name, vocab_max=5000, vocab_min=2, features=None, windows=None,
+                chains=None):
     """One valid case (the spec accepts every input it has); the vocabulary
     size is log-uniform in [vocab_min, vocab_max]. With `features` (a
     generator of its own, so the other draws stay as without it) the
@@ -243,6 +338,8 @@ def random_case(rng, name, vocab_max=5000, vocab_min=2, features=None, windows=N
             "seed": random_seed(rng), "steps": rng.choice([1, 5, 12, 12, 16])}
     if windows is not None:
         random_window(windows, x, case)
+    if chains is not None:
+        random_chain(chains, x, case)
     return case
 
 
@@ -347,20 +444,22 @@ def edge_cases():
 
 
 def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False, windows=False,
-                 fixed=True):
+                 fixed=True, chains=False):
     """`count` cases from a fixed seed: the edge and bad-input cases first
     (as many as fit; none when `fixed` is false), then random valid ones;
     `features`: with the library's additions (bias, masks, top_logprobs) and
-    their bad inputs; `windows`: with penalty windows and their bad inputs."""
+    their bad inputs; `windows`: with penalty windows and their bad inputs;
+    `chains`: with llama.cpp's samplers in random chains and their bad inputs."""
     rng = random.Random(seed)
     edges = (edge_cases() + bad_cases() + (feature_bad_cases() if features else []) +
-             (window_bad_cases() if windows else []))
+             (window_bad_cases() if windows else []) + (chain_bad_cases() if chains else []))
     cases = edges[:count] if fixed else []
     while len(cases) < count:
         extra = random.Random(f"{seed}/{len(cases)}") if features else None
         window = random.Random(f"{seed}/{len(cases)}/window") if windows else None
+        chain = random.Random(f"{seed}/{len(cases)}/chain") if chains else None
         cases.append(random_case(rng, f"random_{len(cases)}", vocab_max, vocab_min, extra,
-                                 window))
+                                 window, chain))
     return cases
 
 

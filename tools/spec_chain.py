@@ -196,8 +196,10 @@ def finite(l, K):
 
 
 def changed(l, K, name, p):
-    """The checks after a step that changes l: no NaN or +inf, K not empty."""
-    for i in K:
+    """The checks after a step that changes l: no NaN or +inf (over every
+    id, the spec's rule for the penalties: a masked id in the history can
+    meet -inf - -inf), K not empty."""
+    for i in range(len(l)):
         if math.isnan(l[i]) or l[i] == math.inf:
             raise BadInput(f"penalties make the logit of id {i} {l[i]!r}")
     K = finite(l, K)

@@ -14,8 +14,8 @@ beyond the f32 range is an error), params (optional; missing fields take
 the spec defaults), prompt (default []), seed (u64) and steps (default 12,
 at most 65536). A numeric string is JSON number syntax or "inf", "-inf",
 "nan", as in the C++ reader; a -inf logprob is written "-inf". A case may
-carry its expected ids, logprobs, processed_logprobs and top_logprobs (not
-read); another field is an error. A key given twice in one object makes
+carry its expected ids, logprobs, processed_logprobs and top_logprobs, or
+its expected error (not read); another field is an error. A key given twice in one object makes
 the file unreadable. Prints one JSON line per case, {"name", "ids",
 "logprobs", "processed_logprobs"} (and "top_logprobs" when
 params.top_logprobs > 0) or {"name", "error"}; a rejected case is a
@@ -593,7 +593,7 @@ def read_chain(v):
 # A case's fields: the request's, and the expected results it may carry
 # (the golden fixture's), not read.
 CASE_FIELDS = {"name", "logits", "params", "prompt", "seed", "steps",
-               "ids", "logprobs", "processed_logprobs", "top_logprobs"}
+               "ids", "logprobs", "processed_logprobs", "top_logprobs", "error"}
 
 
 VERIFICATION_FIELDS = {"name", "target_logits", "draft_logits", "draft_ids", "params",

@@ -19,6 +19,8 @@ Error IdOutside(const char* field, int64_t id, size_t vocab) {
                    ": outside [0, V) with V = " + std::to_string(vocab)};
 }
 
+bool Stateful(const SamplingParams& p) { return p.mirostat != 0 || p.adaptive_target >= 0; }
+
 }  // namespace
 
 void Sequence::State::AppendGenerated(int32_t id) {
@@ -66,9 +68,14 @@ void Sequence::State::AppendPrompt(int32_t id) {
 }
 
 Sequence::Sequence(std::unique_ptr<State> state) : s_(std::move(state)) {}
-Sequence::Sequence(const Sequence& other) : s_(std::make_unique<State>(*other.s_)) {}
+Sequence::Sequence(const Sequence& other) : s_(std::make_unique<State>(*other.s_)) {
+  s_->OwnBreakers(false);
+}
 Sequence& Sequence::operator=(const Sequence& other) {
-  if (this != &other) s_ = std::make_unique<State>(*other.s_);
+  if (this != &other) {
+    s_ = std::make_unique<State>(*other.s_);
+    s_->OwnBreakers(false);
+  }
   return *this;
 }
 Sequence::Sequence(Sequence&&) noexcept = default;
@@ -82,12 +89,14 @@ Result<Sequence> Sequence::create(size_t vocab, const SamplingParams& params, Pc
                  "vocab = " + std::to_string(vocab) + ": must be in [1, 2^31 - 1]"};
   }
   auto state = std::unique_ptr<State>(
-      new State{vocab, params, std::move(extras), rng, rng, {}, {}, detail::HistoryCounts(vocab)});
+      new State{vocab, params, std::move(extras), rng, rng, {}, {}, detail::HistoryCounts(vocab),
+                    {}, {}, {}});
   Request probe;  // the parameters and extras, checked once
   probe.params = params;
   probe.bias = state->extras.bias();
   probe.mask = state->extras.mask();
   if (auto e = checks::ParamsAndExtras(probe, vocab)) return *e;
+  state->OwnBreakers(true);
   return Sequence(std::move(state));
 }
 
@@ -112,19 +121,30 @@ Result<Request> Sequence::request(const Step& step) const {
   return r;
 }
 
-Result<Token> Sequence::sample_only(const Step& step, Workspace& workspace,
-                                    const SampleOptions& options) {
+Result<Token> Sequence::sample_with(const Step& step, Workspace& workspace,
+                                    const SampleOptions& options, ChainState& chain) {
   const Result<Request> r = request(step);
   if (!r) return r.error();
   SampleOptions o = options;
   o.generated_checked = s_->generated.size();
+  o.chain_state = &chain;
   return exactsample::sample(*r, s_->rng, workspace, o);
+}
+
+Result<Token> Sequence::sample_only(const Step& step, Workspace& workspace,
+                                    const SampleOptions& options) {
+  ChainState scratch = s_->chain;  // only a token the sequence appends moves it
+  return sample_with(step, workspace, options, scratch);
 }
 
 Result<Token> Sequence::sample(const Step& step, Workspace& workspace,
                                const SampleOptions& options) {
-  Result<Token> token = sample_only(step, workspace, options);
-  if (token) s_->AppendGenerated(token->id);
+  ChainState next = s_->chain;
+  Result<Token> token = sample_with(step, workspace, options, next);
+  if (token) {
+    s_->AppendGenerated(token->id);
+    s_->chain = next;
+  }
   return token;
 }
 
@@ -160,6 +180,7 @@ void Sequence::reset() {
   s_->prompt.clear();
   s_->generated.clear();
   s_->counts.Clear();
+  s_->chain = {};
   s_->rng = s_->start;
 }
 
@@ -169,9 +190,11 @@ void sample_batch(std::span<Sequence* const> sequences, std::span<const Step> ro
   // The rows' requests, or the error that keeps a row from being sampled.
   thread_local std::vector<BatchRow> batch;
   thread_local std::vector<std::optional<Error>> refused;
+  thread_local std::vector<bool> alone;
   const size_t n = std::min(sequences.size(), rows.size());
   batch.clear();
   refused.assign(n, std::nullopt);
+  alone.assign(n, false);
   // A sequence takes one row: a second would share its generator.
   thread_local std::vector<std::pair<const Sequence*, size_t>> order;
   order.clear();
@@ -198,17 +221,27 @@ void sample_batch(std::span<Sequence* const> sequences, std::span<const Step> ro
     }
     Result<Request> r = sequences[i]->request(rows[i]);
     if (!r && !refused[i]) refused[i] = r.error();
-    batch.push_back({r && !refused[i] ? *r : Request{}, &sequences[i]->rng()});
-    if (refused[i]) batch.back().rng = nullptr;
+    // Mirostat and adaptive-p carry state from token to token: such a row
+    // is sampled on its own below, as Sequence::sample does.
+    alone[i] = r && !refused[i] && Stateful(r->params);
+    batch.push_back({r && !refused[i] && !alone[i] ? *r : Request{}, &sequences[i]->rng()});
+    if (refused[i] || alone[i]) batch.back().rng = nullptr;
   }
   SampleOptions o = options;
   o.generated_checked = 0;  // a sequence's ids were checked as they came
   sample_batch(batch, results, workspace, o, threads);
+  thread_local Workspace own;
   for (size_t i = 0; i < n; ++i) {
     if (refused[i]) {
       results[i] = *refused[i];
-    } else if (accept && results[i]) {
-      sequences[i]->s_->AppendGenerated(results[i]->id);
+      continue;
+    }
+    Sequence& seq = *sequences[i];
+    ChainState next = seq.s_->chain;
+    if (alone[i]) results[i] = seq.sample_with(rows[i], own, options, next);
+    if (accept && results[i]) {
+      seq.s_->AppendGenerated(results[i]->id);
+      seq.s_->chain = next;
     }
   }
 }

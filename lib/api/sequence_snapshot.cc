@@ -1,14 +1,17 @@
 // Sequence::snapshot and restore. The format (docs/sequence.md), all
 // little-endian, whatever the host's byte order:
-//   "XSSQ", u32 version (1), u64 V,
-//   the SamplingParams fields as u64 (f64 bits or int64) in declaration
-//   order: temperature, repetition_penalty, presence_penalty,
+//   "XSSQ", u32 version (2), u64 V,
+//   the spec's SamplingParams fields as u64 (f64 bits or int64) in
+//   declaration order: temperature, repetition_penalty, presence_penalty,
 //   frequency_penalty, top_k, top_p, min_p, top_logprobs, penalty_last_n,
-//   the generator's start and current position (u64 state, inc, draws_u32
-//   each), then six arrays, each a u64 count and its elements: bias ids
+//   the chain block (docs/sequence.md; version 1 has none), the
+//   generator's start and current position (u64 state, inc, draws_u32
+//   each), then seven arrays, each a u64 count and its elements: bias ids
 //   (i32), bias values (f64 bits), allowed (i32), banned (i32), the allowed
-//   bitmask (u32), prompt (i32), generated (i32), and last the FNV-1a 64
-//   hash of every byte before it.
+//   bitmask (u32), prompt (i32), generated (i32); then (version 2) a u64
+//   count of DRY breakers, each an i32 array; and last the FNV-1a 64 hash
+//   of every byte before it.
+#include <array>
 #include <bit>
 #include <cstring>
 #include <string>
@@ -19,7 +22,7 @@
 namespace exactsample {
 namespace {
 
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 1 is still read: it has no chain block
 constexpr char kMagic[4] = {'X', 'S', 'S', 'Q'};
 
 uint64_t Fnv1a(std::span<const uint8_t> bytes) {
@@ -100,6 +103,21 @@ class Reader {
   size_t at_ = 0;
 };
 
+// The chain's fields, in the order version 2 writes them.
+template <class P>
+auto ChainIntegers(P& p) {
+  return std::array{&p.min_keep, &p.dry_allowed_length, &p.dry_penalty_last_n, &p.mirostat,
+                    &p.mirostat_m};
+}
+template <class P>
+auto ChainReals(P& p) {
+  return std::array{&p.top_n_sigma,    &p.typical_p,       &p.xtc_probability,
+                    &p.xtc_threshold,  &p.dry_multiplier,  &p.dry_base,
+                    &p.dynatemp_range, &p.dynatemp_exponent, &p.mirostat_tau,
+                    &p.mirostat_eta,   &p.adaptive_target, &p.adaptive_decay};
+}
+constexpr size_t kChainBlock = (5 + 12 + 2 + kChainSteps + 1 + 4) * 8;
+
 Error Bad(const std::string& what) {
   return Error{ErrorCode::invalid_parameter, "snapshot", "snapshot: " + what};
 }
@@ -122,6 +140,15 @@ std::vector<uint8_t> Sequence::snapshot() const {
   w.F64(p.min_p);
   w.U64(static_cast<uint64_t>(p.top_logprobs));
   w.U64(static_cast<uint64_t>(p.penalty_last_n));
+  for (const int64_t* v : ChainIntegers(p)) w.U64(static_cast<uint64_t>(*v));
+  for (const double* v : ChainReals(p)) w.F64(*v);
+  w.U64(static_cast<uint64_t>(p.chain.preset));
+  w.U64(p.chain.count);
+  for (const ChainStep step : p.chain.list) w.U64(static_cast<uint64_t>(step));
+  w.U64((s.chain.mu ? 1u : 0u) | (s.chain.average ? 2u : 0u));
+  w.F64(s.chain.mu.value_or(0.0));
+  w.F64(s.chain.average ? s.chain.average->weight : 0.0);
+  w.F64(s.chain.average ? s.chain.average->total : 0.0);
   w.Rng(s.start);
   w.Rng(s.rng);
   w.Array(s.extras.bias_ids);
@@ -131,22 +158,29 @@ std::vector<uint8_t> Sequence::snapshot() const {
   w.Array(s.extras.allowed_bits);
   w.Array(s.prompt);
   w.Array(s.generated);
+  w.U64(s.breakers.size());
+  for (const std::vector<int32_t>& b : s.breakers) w.Array(b);
   w.U64(Fnv1a(w.out));
   return std::move(w.out);
 }
 
 Result<Sequence> Sequence::restore(std::span<const uint8_t> bytes) {
   constexpr size_t kHeader = 4 + 4 + 8 + 9 * 8 + 6 * 8;
-  if (bytes.size() < kHeader + 7 * 8 + 8) {
+  constexpr size_t kLeast = kHeader + 7 * 8 + 8;  // version 1's least
+  if (bytes.size() < kLeast) {
     return Bad("truncated: " + std::to_string(bytes.size()) + " bytes, at least " +
-               std::to_string(kHeader + 7 * 8 + 8) + " needed");
+               std::to_string(kLeast) + " needed");
   }
   if (std::memcmp(bytes.data(), kMagic, 4) != 0) return Bad("not a sequence snapshot (magic)");
   Reader r(bytes.subspan(4));
   const uint32_t version = r.U32();
-  if (version != kVersion) {
-    return Bad("format version " + std::to_string(version) + ", this library reads " +
+  if (version != 1 && version != kVersion) {
+    return Bad("format version " + std::to_string(version) + ", this library reads 1 and " +
                std::to_string(kVersion));
+  }
+  if (version == 2 && bytes.size() < kLeast + kChainBlock + 8) {
+    return Bad("truncated: " + std::to_string(bytes.size()) + " bytes, at least " +
+               std::to_string(kLeast + kChainBlock + 8) + " needed");
   }
   const auto body = bytes.first(bytes.size() - 8);
   Reader tail(bytes.last(8));
@@ -162,6 +196,31 @@ Result<Sequence> Sequence::restore(std::span<const uint8_t> bytes) {
   p.min_p = std::bit_cast<double>(r.U64());
   p.top_logprobs = static_cast<int64_t>(r.U64());
   p.penalty_last_n = static_cast<int64_t>(r.U64());
+  ChainState chain;
+  if (version == 2) {
+    for (int64_t* v : ChainIntegers(p)) *v = static_cast<int64_t>(r.U64());
+    for (double* v : ChainReals(p)) *v = std::bit_cast<double>(r.U64());
+    const uint64_t preset = r.U64();
+    const uint64_t count = r.U64();
+    if (preset > static_cast<uint64_t>(ChainPreset::list) || count > p.chain.list.size()) {
+      return Bad("not a chain: preset " + std::to_string(preset) + ", " +
+                 std::to_string(count) + " steps");
+    }
+    p.chain.preset = static_cast<ChainPreset>(preset);
+    p.chain.count = static_cast<uint8_t>(count);
+    for (ChainStep& step : p.chain.list) {
+      const uint64_t v = r.U64();
+      if (v >= kChainSteps) return Bad("a chain step " + std::to_string(v) + " is not a step");
+      step = static_cast<ChainStep>(v);
+    }
+    const uint64_t has = r.U64();
+    const double mu = std::bit_cast<double>(r.U64());
+    const double weight = std::bit_cast<double>(r.U64());
+    const double total = std::bit_cast<double>(r.U64());
+    if (has > 3) return Bad("the chain state's flags " + std::to_string(has) + " are not 0 to 3");
+    if ((has & 1) != 0) chain.mu = mu;
+    if ((has & 2) != 0) chain.average = ChainState::Average{weight, total};
+  }
   uint64_t g[6];
   for (uint64_t& v : g) v = r.U64();
   if ((g[1] & 1) == 0 || (g[4] & 1) == 0) return Bad("a generator's inc is even");
@@ -171,9 +230,18 @@ Result<Sequence> Sequence::restore(std::span<const uint8_t> bytes) {
   if (!arrays.Array(extras.bias_ids) || !arrays.Array(extras.bias_values) ||
       !arrays.Array(extras.allowed) || !arrays.Array(extras.banned) ||
       !arrays.Array(extras.allowed_bits) || !arrays.Array(prompt) ||
-      !arrays.Array(generated) || arrays.Has(1)) {
+      !arrays.Array(generated)) {
     return Bad("the arrays do not match the snapshot's length");
   }
+  // Each breaker read takes at least its 8-byte count, so a count beyond
+  // the bytes stops at the first that does not fit.
+  std::vector<std::vector<int32_t>> breakers;
+  bool fits = version == 1 || arrays.Has(8);
+  const uint64_t n = version == 2 && fits ? arrays.U64() : 0;
+  for (uint64_t j = 0; j < n && fits; ++j) fits = arrays.Array(breakers.emplace_back());
+  if (!fits || arrays.Has(1)) return Bad("the arrays do not match the snapshot's length");
+  const std::vector<std::span<const int32_t>> views(breakers.begin(), breakers.end());
+  p.dry_sequence_breakers = views;
   Result<Sequence> seq = create(static_cast<size_t>(vocab), p,
                                 Pcg32::from_state(g[0], g[1], g[2]), std::move(extras));
   if (!seq) return Bad(seq.error().message);
@@ -185,6 +253,7 @@ Result<Sequence> Sequence::restore(std::span<const uint8_t> bytes) {
     }
   }
   out.rng() = Pcg32::from_state(g[3], g[4], g[5]);
+  out.s_->chain = chain;
   return out;
 }
 

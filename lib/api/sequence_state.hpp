@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "exactsample/sequence.hpp"
@@ -18,6 +19,23 @@ struct Sequence::State {
   Pcg32 rng;
   std::vector<int32_t> prompt, generated;
   detail::HistoryCounts counts;  // of the window params.penalty_last_n makes
+  ChainState chain;  // mirostat's mu and adaptive-p's average; unset at reset
+  // params.dry_sequence_breakers' ids, owned here (the caller's may go).
+  std::vector<std::vector<int32_t>> breakers;
+  std::vector<std::span<const int32_t>> breaker_views;
+
+  // Copies params' breakers into `breakers`, or (from none) points params
+  // at this state's own again, as after a copy of the state.
+  void OwnBreakers(bool copy) {
+    if (copy) {
+      breakers.clear();
+      for (const std::span<const int32_t> b : params.dry_sequence_breakers) {
+        breakers.emplace_back(b.begin(), b.end());
+      }
+    }
+    breaker_views.assign(breakers.begin(), breakers.end());
+    params.dry_sequence_breakers = breaker_views;
+  }
 
   // Appends one id (checked) and slides the windows: with n > 0, the
   // repetition window holds the last n ids of prompt followed by generated,

@@ -12,6 +12,7 @@
 #include "lib/engine/choose.hpp"
 #include "lib/api/sequence_state.hpp"
 #include "lib/engine/workspace.hpp"
+#include "scalar_ref/chain_checks.hpp"
 
 namespace exactsample {
 namespace {
@@ -138,6 +139,8 @@ Result<Verified> Verify(Positions& positions, const Drafts& d, const SamplingPar
                         size_t vocab, Pcg32& rng, Workspace& ws, const SampleOptions& options) {
   const bool greedy = target.temperature == 0.0;
   if (auto e = CheckShape(d, greedy, vocab)) return *e;
+  if (auto e = checks::FixedDistribution(target)) return *e;
+  if (auto e = checks::FixedDistribution(d.draft_params.value_or(target))) return *e;
   const size_t gamma = d.draft_ids.size();
   Verified out;
   Pcg32 g = rng;
@@ -287,6 +290,7 @@ class SequencePositions final : public Positions {
 Result<std::vector<KeptProb>> distribution(const Request& request, Workspace& workspace,
                                            const SampleOptions& options) {
   std::vector<KeptProb> out;
+  if (auto e = checks::FixedDistribution(request.params)) return *e;
   if (auto e = DistributionInto(request, workspace, options, out)) return *e;
   return out;
 }

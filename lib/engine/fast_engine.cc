@@ -88,7 +88,7 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   simd::Cut cut = nucleus.cut;
   KeptSet kept = nucleus.kept ? *nucleus.kept : TopK(*logits, softmax, p, plan, ws);
   if (kept.stopped) return Stopped();
-  trace.TopK(*logits, plan, ws);
+  trace.TopK(*logits, plan, ws, p.temperature);
   if (!nucleus.kept) cut = TopP(kept, p, ws);
   trace.TopP(kept, cut, p.temperature);
   const std::optional<MinPCut> min_p = MinP(kept, p.min_p, ws);

@@ -33,16 +33,23 @@ void TraceRecorder::RecordSoftmax(const Logits& logits, const LogprobSoftmax& so
   trace_->z_all = softmax.z;
 }
 
+// An id whose l / T is -inf has left K (docs/llama-samplers.md); the
+// kernels keep it with e = 0, which changes no result.
 void TraceRecorder::RecordTopK(const Logits& logits, const Plan& plan,
-                               const detail::WorkspaceImpl& ws) {
+                               const detail::WorkspaceImpl& ws, double temperature) {
   std::vector<int32_t>& ids = trace_->kept_top_k;
+  const auto in_k = [&](size_t id) {
+    return scalar_ref::Tempered(logits.At(id), temperature) != -INFINITY;
+  };
   if (plan.asks.top_k) {
-    ids = ws.top;
+    for (const int32_t id : ws.top) {
+      if (in_k(static_cast<size_t>(id))) ids.push_back(id);
+    }
     std::sort(ids.begin(), ids.end());
     return;
   }
   for (size_t j = 0; j < logits.n; ++j) {
-    if (logits.l[j] != -INFINITY) ids.push_back(static_cast<int32_t>(j));
+    if (in_k(j)) ids.push_back(static_cast<int32_t>(j));
   }
 }
 

@@ -18,8 +18,9 @@ class TraceRecorder {
   void Softmax(const Logits& logits, const LogprobSoftmax& softmax) {
     if (on()) RecordSoftmax(logits, softmax);
   }
-  void TopK(const Logits& logits, const Plan& plan, const detail::WorkspaceImpl& ws) {
-    if (on()) RecordTopK(logits, plan, ws);
+  void TopK(const Logits& logits, const Plan& plan, const detail::WorkspaceImpl& ws,
+            double temperature) {
+    if (on()) RecordTopK(logits, plan, ws, temperature);
   }
   void TopP(const KeptSet& kept, const simd::Cut& cut, double temperature) {
     if (on()) RecordTopP(kept, cut, temperature);
@@ -33,7 +34,8 @@ class TraceRecorder {
 
  private:
   void RecordSoftmax(const Logits& logits, const LogprobSoftmax& softmax);
-  void RecordTopK(const Logits& logits, const Plan& plan, const detail::WorkspaceImpl& ws);
+  void RecordTopK(const Logits& logits, const Plan& plan, const detail::WorkspaceImpl& ws,
+                  double temperature);
   void RecordTopP(const KeptSet& kept, const simd::Cut& cut, double temperature);
   void RecordMinP(const KeptSet& kept, const std::optional<MinPCut>& cut);
   void RecordDraw(const KeptSet& kept, double u, size_t chosen);

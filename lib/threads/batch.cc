@@ -27,6 +27,7 @@
 #include "lib/threads/executor.hpp"
 #include "lib/api/sequence_counts.hpp"
 #include "lib/engine/workspace.hpp"
+#include "scalar_ref/chain_checks.hpp"
 #include "simd/max.hpp"
 
 namespace exactsample {
@@ -83,6 +84,8 @@ struct HelperArea {
   std::vector<int32_t> prompt, generated, bias_ids, allowed, banned;
   std::vector<double> bias_values;
   std::vector<uint32_t> allowed_bits;
+  std::vector<std::vector<int32_t>> breakers;
+  std::vector<std::span<const int32_t>> breaker_views;
   detail::HistoryCounts history;
 
   // Copies `r`'s inputs here; returns the same request over the copies: a
@@ -109,7 +112,16 @@ struct HelperArea {
     allowed.assign(r.mask.allowed.begin(), r.mask.allowed.end());
     banned.assign(r.mask.banned.begin(), r.mask.banned.end());
     allowed_bits.assign(r.mask.allowed_bits.begin(), r.mask.allowed_bits.end());
-    return {logits, prompt, generated, r.params, {bias_ids, bias_values},
+    breakers.resize(r.params.dry_sequence_breakers.size());
+    breaker_views.resize(breakers.size());
+    for (size_t j = 0; j < breakers.size(); ++j) {
+      const std::span<const int32_t> b = r.params.dry_sequence_breakers[j];
+      breakers[j].assign(b.begin(), b.end());
+      breaker_views[j] = breakers[j];
+    }
+    SamplingParams params = r.params;
+    params.dry_sequence_breakers = breaker_views;
+    return {logits, prompt, generated, params, {bias_ids, bias_values},
             {allowed, banned, allowed_bits}, logits16, r.logits_type,
             r.history != nullptr ? &history : nullptr};
   }
@@ -175,7 +187,9 @@ void BatchJob::Help() {
     std::optional<Pcg32> rng;
     try {
       const BatchRow& row = rows_[i];
-      request = area.Copy(row.request, options_.engine == Engine::reference);
+      // The reference engine reads the ids, also where it runs a chain for the fast one.
+      request = area.Copy(row.request, options_.engine == Engine::reference ||
+                                           !scalar_ref::IsSpecChain(row.request.params));
       if (row.rng != nullptr) rng = *row.rng;
     } catch (...) {
       readers_.Leave();

@@ -8,7 +8,7 @@ with --speculative the cases are verifications of draft tokens, whose
 accepted counts and draws must agree too.
 
     python3 tests/parity/python_parity_test.py --cli build/exactsample [--cases N] [--seed S]
-                                        [--speculative] [--random-only]
+                                        [--speculative] [--random-only] [--chains]
 """
 
 import argparse
@@ -76,6 +76,8 @@ def main():
                     help="cases with logit bias, masks and top_logprobs")
     ap.add_argument("--windows", action="store_true",
                     help="cases with penalty windows (penalty_last_n)")
+    ap.add_argument("--chains", action="store_true",
+                    help="cases with llama.cpp's samplers in random chains")
     ap.add_argument("--all-targets", action="store_true",
                     help="run the fast engine on every target `targets --supported` lists")
     ap.add_argument("--speculative", action="store_true",
@@ -86,8 +88,9 @@ def main():
     args = ap.parse_args()
 
     make = replay_cases.random_verifications if args.speculative else replay_cases.random_cases
+    chains = {"chains": True} if args.chains else {}
     cases = make(args.cases, args.seed, args.vocab_max, args.vocab_min, args.features,
-                 args.windows, fixed=not args.random_only)
+                 args.windows, fixed=not args.random_only, **chains)
     fd, path = tempfile.mkstemp(prefix="parity_", suffix=".json")
     os.close(fd)
     replay_cases.write_cases(path, cases)

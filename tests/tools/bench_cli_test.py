@@ -267,6 +267,15 @@ class BenchCliTest(cli_harness.TempDirTest):
         self.assertEqual(status, 2)
         self.assertIn("NaN", err)
 
+    def test_chain_runs_every_configuration_in_its_order(self):
+        for chain in ("llama", "penalties,temperature,top_k,top_p,min_p"):
+            rows = bench_json("--chain", chain, "--config", "plain,topk40", "--vocab", "2000",
+                              "--iters", "5", "--engine", "both")
+            self.assertEqual(sorted({(r["config"], r["engine"]) for r in rows
+                                     if r["config"] != "floor"}),
+                             [("plain", "fast"), ("plain", "reference"),
+                              ("topk40", "fast"), ("topk40", "reference")], chain)
+
     def test_usage_errors_exit_2(self):
         with open(self.path("row.f32"), "wb") as f:
             f.write(struct.pack("<4f", 1, 2, 3, 4))
@@ -287,7 +296,11 @@ class BenchCliTest(cli_harness.TempDirTest):
                 (["--history", "-1"], "--history"),
                 (["--history", "0,x"], "--history"),
                 (["--history", "16777217"], "--history"),
-                (["--history", "10", "--batch", "2"], "drop --batch")]:
+                (["--history", "10", "--batch", "2"], "drop --batch"),
+                (["--chain", "fast"], "chain = 'fast': not a preset"),
+                (["--chain", "top_k,topk"], "chain[1] = 'topk': not a step"),
+                (["--chain", "top_k", "--config", "topk40"],
+                 "no temperature step")]:
             status, _, err = bench(*args)
             self.assertEqual(status, 2, args)
             self.assertIn(reason, err, args)

@@ -51,26 +51,51 @@ TEST(Cli, VersionPrintsTheVersionAndExitsZero) {
   EXPECT_EQ(r.out, std::string("exactsample ") + exactsample_version() + "\n");
 }
 
-TEST(Cli, ReplayReproducesTheGoldenFixture) {
+// A replayed value against a fixture's: numbers by their f64 bits (ids too,
+// exactly), arrays element by element, the rest (an error's text) as is.
+void ExpectSame(const nlohmann::json& got, const nlohmann::json& want, const std::string& at) {
+  if (want.is_number()) {
+    ASSERT_TRUE(got.is_number()) << at << ": " << got;
+    EXPECT_EQ(test::Bits(got.get<double>()), test::Bits(want.get<double>())) << at;
+  } else if (want.is_array()) {
+    ASSERT_TRUE(got.is_array() && got.size() == want.size()) << at << ": " << got;
+    for (size_t j = 0; j < want.size(); ++j) {
+      ExpectSame(got[j], want[j], at + "[" + std::to_string(j) + "]");
+    }
+  } else {
+    EXPECT_EQ(got, want) << at;
+  }
+}
+
+// Replays a fixture on both engines: every expected field it holds, bit for
+// bit, and no field it does not expect.
+void ExpectReplayReproduces(const std::string& file, int status) {
   for (const char* engine : {"reference", "fast"}) {
-    const auto r = RunCli(std::string("replay ") + EXACTSAMPLE_TEST_DATA +
-                       "/sampler_golden.json --engine " + engine);
-    EXPECT_EQ(r.status, 0) << engine;
-    const auto cases = test::LoadJson("sampler_golden.json")["cases"];
+    const auto r = RunCli("replay " + std::string(EXACTSAMPLE_TEST_DATA) + "/" + file +
+                          " --engine " + engine);
+    EXPECT_EQ(r.status, status) << engine;
+    const auto cases = test::LoadJson(file)["cases"];
     const auto lines = Lines(r.out);
     ASSERT_EQ(lines.size(), cases.size()) << engine;
     for (size_t i = 0; i < cases.size(); ++i) {
-      EXPECT_EQ(lines[i]["name"], cases[i]["name"]);
-      EXPECT_EQ(lines[i]["ids"], cases[i]["ids"]) << cases[i]["name"];
-      ASSERT_EQ(lines[i]["logprobs"].size(), cases[i]["logprobs"].size());
-      for (size_t s = 0; s < cases[i]["logprobs"].size(); ++s) {
-        EXPECT_EQ(test::Bits(lines[i]["logprobs"][s].get<double>()),
-                  test::Bits(cases[i]["logprobs"][s].get<double>()))
-            << cases[i]["name"] << " step " << s;
+      const std::string name = cases[i]["name"];
+      EXPECT_EQ(lines[i]["name"], name);
+      for (const char* field :
+           {"ids", "logprobs", "processed_logprobs", "top_logprobs", "error"}) {
+        if (cases[i].contains(field)) {
+          ExpectSame(lines[i][field], cases[i][field], std::string(engine) + " " + name + "." + field);
+        } else if (std::string(field) != "processed_logprobs") {  // the golden file has none
+          EXPECT_FALSE(lines[i].contains(field)) << engine << " " << name << "." << field;
+        }
       }
     }
   }
 }
+
+TEST(Cli, ReplayReproducesTheGoldenFixture) { ExpectReplayReproduces("sampler_golden.json", 0); }
+
+// Cases per sampler of docs/llama-samplers.md, written by tools/spec_sampler.py.
+TEST(Cli, ReplayReproducesTheChainFixture) { ExpectReplayReproduces("chain_golden.json", 1); }
 
 TEST(Cli, ReplayReportsBadCasesAndRunsTheOthers) {
   const std::string path = WriteTemp("mixed.json", R"({"cases": [

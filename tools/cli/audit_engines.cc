@@ -16,6 +16,7 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
   Pcg32 rng = stream(request.seed, Purpose::sample);
   std::vector<int32_t> generated = request.generated;
   size_t checked = 0;
+  ChainState state;  // mirostat's mu and adaptive-p's average, as replay carries them
   for (int64_t step = 0; step < request.steps; ++step) {
     Request req =
         request.lists.With({request.logits, request.prompt, generated, request.params});
@@ -27,7 +28,7 @@ EngineRun RunTraced(const AuditRequest& request, Engine engine, Workspace& ws) {
     TracedToken traced;
     const auto t = sample(req, rng, ws,
                           {.engine = engine, .trace = &traced.trace,
-                           .generated_checked = checked});
+                           .generated_checked = checked, .chain_state = &state});
     if (!t) {
       run.error = t.error();
       break;

@@ -109,6 +109,20 @@ Extras MakeExtras(const BenchOptions& o, std::span<const float> logits) {
   return e;
 }
 
+// --chain: a preset's name, or step names separated by commas (one word
+// that names no step is taken as a preset's name).
+Result<Chain> ChainOption(const std::string& text) {
+  if (text.empty()) return Chain{};
+  std::vector<std::string_view> names;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find(',', at), text.size());
+    names.emplace_back(text.data() + at, end - at);
+    at = end + 1;
+  }
+  if (names.size() == 1 && !chain_from_names(names)) return chain_from_preset(text);
+  return chain_from_names(names);
+}
+
 // The parameters --history times a configuration with: its own, and its
 // penalties off too when it has any ("<config>-nopen").
 std::vector<std::pair<std::string, SamplingParams>> Variants(const StandardConfig& c) {
@@ -215,6 +229,15 @@ int Bench(const BenchOptions& o) {
     }
     for (const auto& [name, params] : Variants(c)) {
       for (const int64_t length : o.history) timed.push_back({name, params, length, {}});
+    }
+  }
+  const Result<Chain> chain = ChainOption(o.chain);
+  if (!chain) return BadInput("--chain: " + chain.error().message);
+  for (Timed& t : timed) {
+    t.params.chain = *chain;
+    if (auto ok = validate(Request{logits, {}, t.history, t.params}); !ok) {
+      return BadInput("--chain " + o.chain + " with --config " + t.name + ": " +
+                      ok.error().message);
     }
   }
   std::optional<Error> refused;

@@ -41,6 +41,9 @@ struct BenchOptions {
   // ids, a row per N in this list (ratios to the first), and a configuration
   // with penalties a second set of rows with them off, "<config>-nopen".
   std::vector<int64_t> history;
+  // The chain every configuration runs (docs/llama-samplers.md): a preset's
+  // name or comma-separated step names; empty: the spec's.
+  std::string chain;
 
   // > 0: time one verification of this many drafts (docs/spec.md, "Speculative decoding")
   // against the single-token calls on the same rows (bench_speculative.hpp).

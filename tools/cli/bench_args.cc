@@ -94,6 +94,10 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                    "draft single-token calls on the same rows, interleaved; one "
                    "--config (default plain)")
       ->check(CLI::Range(size_t{1}, size_t{64}));
+  bench->add_option("--chain", o.chain,
+                    "the chain every configuration runs: spec (default), llama, or step "
+                    "names, comma-separated (docs/llama-samplers.md); other than spec, "
+                    "both engines run the reference's chain");
   bench->add_flag("--json", o.json,
                   "one JSON object per row: engine, config, vocab, target, threads, "
                   "logprob, median_us, min_us, iters, batch, contend, dtype, history "

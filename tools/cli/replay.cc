@@ -18,6 +18,8 @@ Result<std::vector<Token>> RunCase(const ReplayCase& c, Workspace& ws,
   std::vector<int32_t> generated;
   std::vector<Token> tokens;
   SampleOptions checked = options;
+  ChainState state;  // mirostat's mu and adaptive-p's average, step to step
+  checked.chain_state = &state;
   for (int64_t step = 0; step < c.steps; ++step) {
     const Request req = c.lists.With({c.logits, c.prompt, generated, c.params});
     const auto t = sample(req, rng, ws, checked);

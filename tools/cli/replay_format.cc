@@ -46,11 +46,12 @@ Result<std::monostate> ParseBias(const json& v, size_t vocab, BiasAndMaskLists& 
 }
 
 // The fields of a case: the request's, and the expected results a case may
-// carry (the golden fixture's ids and logprobs), which replay does not read.
+// carry (the golden fixtures' ids and logprobs, or error), which replay does
+// not read.
 bool IsCaseField(const std::string& key) {
   static const std::set<std::string> kFields{
       "name",   "logits", "params", "prompt",           "seed",
-      "steps",  "ids",    "logprobs", "processed_logprobs", "top_logprobs"};
+      "steps",  "ids",    "logprobs", "processed_logprobs", "top_logprobs", "error"};
   return kFields.contains(key);
 }
 
@@ -91,25 +92,96 @@ Error EmptyAllowList() {
           "allowed_token_ids: empty, so no id may be drawn; leave it out to allow every id"};
 }
 
+namespace {
+
+// The field of `fields` named `key`, or null.
+template <class T, size_t N>
+T* Named(const std::pair<const char*, T*> (&fields)[N], const std::string& key) {
+  for (const auto& [name, field] : fields) {
+    if (key == name) return field;
+  }
+  return nullptr;
+}
+
+double* RealField(SamplingParams& p, const std::string& key) {
+  const std::pair<const char*, double*> fields[] = {
+      {"temperature", &p.temperature},
+      {"top_p", &p.top_p},
+      {"min_p", &p.min_p},
+      {"repetition_penalty", &p.repetition_penalty},
+      {"presence_penalty", &p.presence_penalty},
+      {"frequency_penalty", &p.frequency_penalty},
+      {"top_n_sigma", &p.top_n_sigma},
+      {"typical_p", &p.typical_p},
+      {"xtc_probability", &p.xtc_probability},
+      {"xtc_threshold", &p.xtc_threshold},
+      {"dry_multiplier", &p.dry_multiplier},
+      {"dry_base", &p.dry_base},
+      {"dynatemp_range", &p.dynatemp_range},
+      {"dynatemp_exponent", &p.dynatemp_exponent},
+      {"mirostat_tau", &p.mirostat_tau},
+      {"mirostat_eta", &p.mirostat_eta},
+      {"adaptive_target", &p.adaptive_target},
+      {"adaptive_decay", &p.adaptive_decay},
+  };
+  return Named(fields, key);
+}
+
+int64_t* IntegerField(SamplingParams& p, const std::string& key) {
+  const std::pair<const char*, int64_t*> fields[] = {
+      {"top_k", &p.top_k},
+      {"top_logprobs", &p.top_logprobs},
+      {"penalty_last_n", &p.penalty_last_n},
+      {"min_keep", &p.min_keep},
+      {"dry_allowed_length", &p.dry_allowed_length},
+      {"dry_penalty_last_n", &p.dry_penalty_last_n},
+      {"mirostat", &p.mirostat},
+      {"mirostat_m", &p.mirostat_m},
+  };
+  return Named(fields, key);
+}
+
+// "chain": a preset's name or a list of step names (tools/spec_sampler.py's
+// read_chain; the names are checked by the sampler's words).
+Result<Chain> ParseChain(const json& v) {
+  if (v.is_string()) return chain_from_preset(v.get<std::string>());
+  const bool names = v.is_array() && std::all_of(v.begin(), v.end(), [](const json& a) {
+                       return a.is_string();
+                     });
+  if (!names) return Error{ErrorCode::invalid_parameter, "chain",
+                           "chain: not a preset name or a list of step names"};
+  std::vector<std::string> owned;
+  for (const json& a : v) owned.push_back(a.get<std::string>());
+  const std::vector<std::string_view> views(owned.begin(), owned.end());
+  return chain_from_names(views);
+}
+
+}  // namespace
+
 Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
                                    BiasAndMaskLists* lists, size_t vocab) {
   if (!v.is_object()) return Bad("params", "expected an object");
   for (const auto& [key, value] : v.items()) {
-    double* real = key == "temperature"          ? &p.temperature
-                   : key == "top_p"              ? &p.top_p
-                   : key == "min_p"              ? &p.min_p
-                   : key == "repetition_penalty" ? &p.repetition_penalty
-                   : key == "presence_penalty"   ? &p.presence_penalty
-                   : key == "frequency_penalty"  ? &p.frequency_penalty
-                                                 : nullptr;
-    if (real != nullptr) {
+    if (double* real = RealField(p, key)) {
       const auto r = ParseReal(value, key);
       if (!r) return r.error();
       *real = *r;
-    } else if (key == "top_k" || key == "top_logprobs" || key == "penalty_last_n") {
+    } else if (int64_t* integer = IntegerField(p, key)) {
       const auto r = ParseInt(value, key, INT64_MIN, INT64_MAX);
       if (!r) return r.error();
-      (key == "top_k" ? p.top_k : key == "top_logprobs" ? p.top_logprobs : p.penalty_last_n) = *r;
+      *integer = *r;
+    } else if (key == "chain") {
+      auto chain = ParseChain(value);
+      if (!chain) return chain.error();
+      p.chain = *chain;
+    } else if (lists != nullptr && key == "dry_sequence_breakers") {
+      if (!value.is_array()) return Bad(key, "must be a list of lists of ids");
+      for (size_t j = 0; j < value.size(); ++j) {
+        auto& ids = lists->breakers.emplace_back();
+        if (auto r = ParseIds(value[j], key + "[" + std::to_string(j) + "]", 0, ids); !r) {
+          return r.error();
+        }
+      }
     } else if (lists != nullptr && key == "logit_bias") {
       if (auto r = ParseBias(value, vocab, *lists); !r) return r.error();
     } else if (lists != nullptr && (key == "allowed_token_ids" || key == "banned_token_ids")) {
@@ -162,7 +234,7 @@ Result<ReplayCase> ParseCase(const json& j) {
   for (const auto& [key, value] : j.items()) {
     if (!IsCaseField(key)) {
       return Bad(key, "unknown case field; a case has name, logits, params, prompt, seed "
-                      "and steps (and may carry expected ids and logprobs)");
+                      "and steps (and may carry expected ids and logprobs, or an error)");
     }
   }
   if (!j.contains("name") || !j["name"].is_string()) {

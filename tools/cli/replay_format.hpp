@@ -25,20 +25,27 @@ namespace exactsample::cli {
 inline constexpr int64_t kMaxSteps = 65536;
 
 // What a params object gives beyond SamplingParams: the logit bias
-// ("logit_bias": {"id": bias}) and the mask ("allowed_token_ids",
-// "banned_token_ids"), owned here and viewed by a Request.
+// ("logit_bias": {"id": bias}), the mask ("allowed_token_ids",
+// "banned_token_ids") and DRY's breakers ("dry_sequence_breakers"), owned
+// here and viewed by a Request.
 struct BiasAndMaskLists {
   std::vector<int32_t> bias_ids;
   std::vector<double> bias_values;
   std::vector<int32_t> allowed, banned;
+  std::vector<std::vector<int32_t>> breakers;
 
   Request With(const Request& request) const {
     Request out = request;
     out.bias = {bias_ids, bias_values};
     out.mask.allowed = allowed;
     out.mask.banned = banned;
+    breaker_views.assign(breakers.begin(), breakers.end());
+    out.params.dry_sequence_breakers = breaker_views;
     return out;
   }
+
+ private:
+  mutable std::vector<std::span<const int32_t>> breaker_views;  // of `breakers`
 };
 
 struct ReplayCase {

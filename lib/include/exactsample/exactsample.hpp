@@ -19,10 +19,12 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "exactsample/chain.hpp"
 #include "exactsample/export.h"
 #include "exactsample/pcg32.hpp"
 // EXACTSAMPLE_VERSION_MAJOR, _MINOR, _PATCH, _STRING (the C header's too).
@@ -56,6 +58,30 @@ struct SamplingParams {
   // generated, presence and frequency over the counts in the last n
   // generated tokens (llama.cpp's repeat_last_n / penalty_last_n).
   int64_t penalty_last_n = 0;
+
+  // The chain and llama.cpp's samplers (docs/llama-samplers.md); each
+  // default turns its step off, and the spec chain with all of them off is
+  // the spec.
+  Chain chain = {};
+  int64_t min_keep = 0;  // top_p, min_p, typical and xtc keep at least this many ids
+  double top_n_sigma = 0.0;  // 0: off
+  double typical_p = 1.0;    // >= 1: off
+  double xtc_probability = 0.0;  // 0: off
+  double xtc_threshold = 0.1;    // above 0.5: off
+  double dry_multiplier = 0.0;   // 0: off
+  double dry_base = 1.75;
+  int64_t dry_allowed_length = 2;
+  int64_t dry_penalty_last_n = 64;  // 0: off
+  // Each breaker 1 to 21 ids; not owned (a Sequence keeps its own copy).
+  std::span<const std::span<const int32_t>> dry_sequence_breakers = {};
+  double dynatemp_range = 0.0;  // 0: off
+  double dynatemp_exponent = 1.0;
+  int64_t mirostat = 0;  // 0: off, 1 or 2: the terminal is mirostat v1 or v2
+  double mirostat_tau = 5.0;
+  double mirostat_eta = 0.1;
+  int64_t mirostat_m = 100;
+  double adaptive_target = -1.0;  // < 0: off
+  double adaptive_decay = 0.9;
 };
 
 inline constexpr int64_t kMaxTopLogprobs = 20;
@@ -125,7 +151,8 @@ enum class Engine {
 // Intermediate values of one sample() call, filled by either engine when
 // SampleOptions::trace is set (slower: for audits and debugging). Kept sets
 // are ascending ids of K after each step, ids whose e underflowed to 0
-// included; steps that are off leave K as it was. For a greedy token the
+// included (an id whose l / T is -inf has left K); steps that are off leave
+// K as it was. For a greedy token the
 // kept sets are empty and the values after step 4 are NaN.
 struct Trace {
   std::vector<double> penalized;  // l after steps 1 to 3, all V ids
@@ -169,6 +196,10 @@ struct SampleOptions {
   // logprob's softmax even where logprob is false); false: it is 0 and
   // nothing is computed for it.
   bool rank = false;
+  // Mirostat's mu and adaptive-p's average before this token, updated after
+  // a drawn one (not on error, not for a greedy token); null: a stateless
+  // call, which starts them unset.
+  ChainState* chain_state = nullptr;
 };
 
 struct TopLogprob {
@@ -179,7 +210,8 @@ struct TopLogprob {
 
 struct Token {
   int32_t id = -1;
-  // log_softmax over all V ids after penalties, before temperature:
+  // log_softmax over all V ids after penalties, before temperature (in any
+  // chain: before its first step that is on and neither penalties nor DRY):
   // (l[id] - M) - log(Z). NaN when SampleOptions::logprob is false.
   double logprob = 0.0;
   // The logprob of the distribution the id was drawn from: (t[id] - M_K) -
@@ -253,8 +285,17 @@ class EXACTSAMPLE_API Workspace {
 // the steps find wrong is reported too. The caller's generator is not read.
 EXACTSAMPLE_API Result<std::monostate> validate(const Request& request);
 
-// Steps 1 to 11 for one token. Takes exactly one uniform_f64 from rng when
-// the token is sampled, none when greedy (temperature 0) or on error.
+// A chain from a preset's name ("spec", "llama") or from step names, with
+// the page's errors (field "chain") for an unknown name or a preset in a
+// list; a name listed twice is validation's to report.
+EXACTSAMPLE_API Result<Chain> chain_from_preset(std::string_view name);
+EXACTSAMPLE_API Result<Chain> chain_from_names(std::span<const std::string_view> names);
+// A step's name, as the chain lists it.
+EXACTSAMPLE_API std::string_view chain_step_name(ChainStep step);
+
+// Steps 1 to 11 for one token, run as the request's chain. Takes one
+// uniform_f64 from rng for each XTC step that is on and reached, then one
+// when the token is sampled, none when greedy (temperature 0) or on error.
 EXACTSAMPLE_API Result<Token> sample(const Request& request, Pcg32& rng,
                                      Workspace& workspace,
                                      const SampleOptions& options = {});

@@ -117,13 +117,18 @@ class EXACTSAMPLE_API Sequence {
                                            std::vector<Result<Token>>&, BatchWorkspace&,
                                            const SampleOptions&, int, bool);
   explicit Sequence(std::unique_ptr<State> state);
+  // sample_only with `chain` (mirostat's mu, adaptive-p's average) in place
+  // of the sequence's own, updated when a token is drawn.
+  Result<Token> sample_with(const Step& step, Workspace& workspace, const SampleOptions& options,
+                            ChainState& chain);
   std::unique_ptr<State> s_;
 };
 
 // One token for each sequence, rows[i] on *sequences[i], across threads as
 // sample_batch does; results[i] equals sequences[i]->sample(rows[i], ...)
 // (with `accept`; else sample_only). A row with bad input gets its error and
-// its sequence is unchanged.
+// its sequence is unchanged. A row with mirostat or adaptive-p (state from
+// token to token) is sampled on the calling thread, as sample() does.
 EXACTSAMPLE_API void sample_batch(std::span<Sequence* const> sequences,
                                   std::span<const Step> rows,
                                   std::vector<Result<Token>>& results,

@@ -1,0 +1,34 @@
+// The checks of the chain's fields (docs/llama-samplers.md, Bad input), shared
+// by both engines, and which steps a request's parameters turn on.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "exactsample/exactsample.hpp"
+
+namespace exactsample::checks {
+
+// The page's table in its order, for rows of `vocab` ids (the breakers' ids).
+std::optional<Error> ChainParams(const SamplingParams& p, size_t vocab);
+// distribution and verify: XTC, mirostat and adaptive-p draw, so their rows
+// have no fixed distribution.
+std::optional<Error> FixedDistribution(const SamplingParams& p);
+// DRY left K empty.
+Error DryEmptied(const SamplingParams& p);
+// The dynamic temperature T' makes max(l) / T' overflow.
+Error DynamicTooSmall(const SamplingParams& p, double divisor, double tempered);
+// A double as Python's repr writes it, as the page's messages do.
+std::string Repr(double v);
+
+}  // namespace exactsample::checks
+
+namespace exactsample::scalar_ref {
+
+bool IsOn(ChainStep step, const SamplingParams& p);
+// Every new step off and the steps that are on in the spec's order: the
+// spec, which the fast engine runs; every other request (called after the
+// checks) runs the reference's chain.
+bool IsSpecChain(const SamplingParams& p);
+
+}  // namespace exactsample::scalar_ref
