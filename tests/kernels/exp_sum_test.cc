@@ -141,8 +141,10 @@ double Reference(const Case& c, double shift, ExpVariant v, double* e, double s)
   return z;
 }
 
-// Runs every case on the current target for variant v; returns failures.
-int CheckAll(ExpVariant v, const char* target) {
+// Runs every case for variant v: the scalar definition once, then the
+// kernel on every target, the replica's table read by gathers and by pair
+// loads (ExpTable); returns failures.
+int CheckAll(ExpVariant v) {
   int failures = 0;
   Rng rng{12345};
   for (size_t n : Lengths()) {
@@ -151,45 +153,43 @@ int CheckAll(ExpVariant v, const char* target) {
       for (double x : c.l) shift = std::max(shift, x / c.divisor);
       std::vector<double> want_e(n);
       const double want = Reference(c, shift, v, want_e.data(), 0.0);
-      std::vector<double> got_e(n, -1.0);
-      const double got_stored =
-          ExpSum(c.l.data(), n, c.divisor, shift, got_e.data(), v);
-      const double got = ExpSum(c.l.data(), n, c.divisor, shift, nullptr, v);
       // Continuing the sum of earlier pieces: a tiny one (below the exact
       // sum's grid) and one a peaked row's head leaves.
       const double s = n % 2 ? 0x1.8p-1000 : 1.25;
       const double want_on = Reference(c, shift, v, want_e.data(), s);
-      const double got_on = ExpSum(c.l.data(), n, c.divisor, shift, nullptr, v, s);
-      size_t e_mismatch = 0;
-      for (size_t i = 0; i < n; ++i) {
-        e_mismatch += Bits(got_e[i]) != Bits(want_e[i]);
-      }
-      if (Bits(got) != Bits(want) || Bits(got_stored) != Bits(want) ||
-          Bits(got_on) != Bits(want_on) || e_mismatch) {
-        if (failures++ < 10) {
-          std::printf("%s %s %s n=%zu: Z want %a got %a / %a; from %a want %a got "
-                      "%a; %zu e differ\n",
-                      target, ToString(v), c.name.c_str(), n, want, got,
-                      got_stored, s, want_on, got_on, e_mismatch);
-        }
+      for (ExpTable table : {ExpTable::gather, ExpTable::loads}) {
+        ForceExpTable(table);
+        test::ForEachTarget([&](int64_t target) {
+          std::vector<double> got_e(n, -1.0);
+          const double got_stored =
+              ExpSum(c.l.data(), n, c.divisor, shift, got_e.data(), v);
+          const double got = ExpSum(c.l.data(), n, c.divisor, shift, nullptr, v);
+          const double got_on = ExpSum(c.l.data(), n, c.divisor, shift, nullptr, v, s);
+          size_t e_mismatch = 0;
+          for (size_t i = 0; i < n; ++i) {
+            e_mismatch += Bits(got_e[i]) != Bits(want_e[i]);
+          }
+          if (Bits(got) != Bits(want) || Bits(got_stored) != Bits(want) ||
+              Bits(got_on) != Bits(want_on) || e_mismatch) {
+            if (failures++ < 10) {
+              std::printf("%s%s %s %s n=%zu: Z want %a got %a / %a; from %a want %a "
+                          "got %a; %zu e differ\n",
+                          hwy::TargetName(target),
+                          table == ExpTable::gather ? " gathers" : " loads", ToString(v),
+                          c.name.c_str(), n, want, got, got_stored, s, want_on, got_on,
+                          e_mismatch);
+            }
+          }
+        });
       }
     }
   }
+  ForceExpTable(ExpTable::automatic);
   return failures;
 }
 
-// Every target, every variant (a test per variant keeps each one short),
-// the replica's table read by gathers and by pair loads (ExpTable).
-void CheckEveryTarget(ExpVariant v) {
-  for (ExpTable table : {ExpTable::gather, ExpTable::loads}) {
-    ForceExpTable(table);
-    const char* how = table == ExpTable::gather ? " gathers" : " loads";
-    test::ForEachTarget([&](int64_t target) {
-      EXPECT_EQ(0, CheckAll(v, hwy::TargetName(target))) << hwy::TargetName(target) << how;
-    });
-  }
-  ForceExpTable(ExpTable::automatic);
-}
+// Every variant (a test per variant keeps each one short).
+void CheckEveryTarget(ExpVariant v) { EXPECT_EQ(0, CheckAll(v)); }
 
 TEST(ExpSumTest, Fused) { CheckEveryTarget(ExpVariant::fused); }
 TEST(ExpSumTest, Unfused) { CheckEveryTarget(ExpVariant::unfused); }

@@ -19,10 +19,14 @@
 namespace exactsample::test {
 namespace {
 
+// Every short length (each tail of every vector width), then longer rows.
+// The kernels stream the row lane by lane, with no blocks: 262144, the
+// longest vocabulary, shows what any other long multiple of the widest
+// vector (128256) would.
 std::vector<size_t> Sizes() {
   std::vector<size_t> sizes;
   for (size_t n = 1; n <= 70; ++n) sizes.push_back(n);
-  for (size_t n : {1000, 4099, 128256, 262144}) sizes.push_back(n);
+  for (size_t n : {1000, 4099, 262144}) sizes.push_back(n);
   return sizes;
 }
 
