@@ -2,11 +2,25 @@
 // C++17, as llama.cpp builds.
 #include "exactsample_llama.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace {
+
+// The last apply or sample: its outcome and, for a logprob on request, what
+// its request needs to run again: the generator before the draw and the
+// number of generated ids before the token (the row stays in
+// State::logits, and State::ids when not dense).
+struct Last {
+  bool has = false;  // an apply or sample since creation or reset
+  exactsample_token token{};
+  bool logprob_pending = false;  // sampled ON_REQUEST, the logprob not computed yet
+  bool dense = true;
+  exactsample_rng rng_before{};
+  size_t generated_before = 0;
+};
 
 // One sampler's request and the scratch its apply reuses from call to call.
 struct State {
@@ -14,8 +28,8 @@ struct State {
   exactsample_sequence* sequence = nullptr;
   size_t vocab = 0;
   bool started = false;  // an apply since creation or reset: accepts are generated tokens
-  bool has_last = false;
-  exactsample_token last{};
+  int logprob_mode = EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN;
+  Last last;
   std::vector<float> logits;        // the candidates' logits, in array order
   std::vector<int32_t> ids;         // their ids, when the array is not the dense row
   std::vector<int32_t> kept_ids;    // the final kept set of the last apply
@@ -73,18 +87,17 @@ size_t LargestLogit(const llama_token_data* data, size_t n) {
   return LargestOf(n, [&](size_t j) { return data[j].logit; });
 }
 
-// One token from `n` logits: the dense row when ids is null, else
-// candidates (logits[j] the logit of ids[j]). The kept set goes to
-// s.kept_ids / s.kept_probs (room for `kept_capacity`), *kept its size;
-// kept null: not made at all.
-exactsample_status Sample(State& s, const float* logits, const int32_t* ids, size_t n,
-                          size_t kept_capacity, size_t* kept, exactsample_token* token) {
+// A new last apply or sample, its outcome not known yet.
+void Begin(State& s) {
   s.started = true;
-  s.has_last = true;
-  if (s.kept_ids.size() < kept_capacity) {
-    s.kept_ids.resize(kept_capacity);
-    s.kept_probs.resize(kept_capacity);
-  }
+  s.last = {};
+  s.last.has = true;
+}
+
+// The request for `n` logits: the dense row when ids is null, else
+// candidates (logits[j] the logit of ids[j]).
+exactsample_request RowRequest(const State& s, const float* logits, const int32_t* ids,
+                               size_t n) {
   exactsample_request request{};
   request.struct_size = sizeof request;
   request.logits = logits;
@@ -92,22 +105,72 @@ exactsample_status Sample(State& s, const float* logits, const int32_t* ids, siz
   request.vocab = s.vocab;
   request.candidate_ids = ids;
   request.candidate_count = ids == nullptr ? 0 : n;
+  return request;
+}
+
+// One token from `n` logits (RowRequest's), with its logprob as
+// s.logprob_mode says; ON_REQUEST keeps what the logprob's request needs
+// (the row must be s.logits and s.ids). The kept set goes to s.kept_ids /
+// s.kept_probs (room for `kept_capacity`), *kept its size; kept null: not
+// made at all.
+exactsample_status Sample(State& s, const float* logits, const int32_t* ids, size_t n,
+                          size_t kept_capacity, size_t* kept, exactsample_token* token) {
+  Begin(s);
+  if (s.kept_ids.size() < kept_capacity) {
+    s.kept_ids.resize(kept_capacity);
+    s.kept_probs.resize(kept_capacity);
+  }
+  const bool every_token = s.logprob_mode == EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN;
+  const bool on_request = s.logprob_mode == EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST;
+  exactsample_request request = RowRequest(s, logits, ids, n);
   double logprob = 0.0;
-  request.logprob = &logprob;
+  request.logprob = every_token ? &logprob : nullptr;
   request.kept_ids = kept_capacity == 0 ? nullptr : s.kept_ids.data();
   request.kept_probs = kept_capacity == 0 ? nullptr : s.kept_probs.data();
   request.kept_capacity = kept_capacity;
   request.kept_count = kept;
+  if (on_request) {
+    s.last.dense = ids == nullptr;
+    exactsample_sequence_rng(s.sequence, &s.last.rng_before);
+    exactsample_sequence_lengths(s.sequence, nullptr, &s.last.generated_before);
+  }
   const exactsample_status status =
       exactsample_sample_request(s.sampler, s.sequence, &request, token);
-  token->logprob = logprob;
-  s.last = status == EXACTSAMPLE_OK ? *token : exactsample_token{status, -1, 0.0};
+  // Without request.logprob the token's is NaN: not computed.
+  if (every_token) token->logprob = logprob;
+  s.last.token = status == EXACTSAMPLE_OK ? *token : exactsample_token{status, -1, 0.0};
+  s.last.logprob_pending = on_request && status == EXACTSAMPLE_OK;
+  return status;
+}
+
+// The last token's logprob when it was sampled without it: its request
+// again, on a copy of the sequence as it stood before the token (the
+// generated ids then, the generator where the token's draw began), so the
+// same draw and token, and the logprob that request gives with them.
+exactsample_status LogprobOnRequest(State& s, double* logprob) {
+  exactsample_sequence* before = nullptr;
+  exactsample_status status = exactsample_sequence_clone(s.sampler, s.sequence, &before);
+  if (status == EXACTSAMPLE_OK) {
+    status = exactsample_sequence_truncate(s.sampler, before, s.last.generated_before);
+  }
+  if (status == EXACTSAMPLE_OK) {
+    status = exactsample_sequence_set_rng(s.sampler, before, &s.last.rng_before);
+  }
+  if (status == EXACTSAMPLE_OK) {
+    exactsample_request request = RowRequest(s, s.logits.data(),
+                                             s.last.dense ? nullptr : s.ids.data(),
+                                             s.logits.size());
+    request.logprob = logprob;
+    exactsample_token again{};
+    status = exactsample_sample_request(s.sampler, before, &request, &again);
+  }
+  exactsample_sequence_destroy(before);
   return status;
 }
 
 // The fallback after `status`: the largest logit (LargestLogit), logged.
 void FallBack(State& s, exactsample_status status, int32_t id) {
-  s.last = {status, id, 0.0};
+  s.last.token = {status, id, 0.0};
   Log("exactsample: apply: " + Failure(s, status) +
       "; selected the candidate with the largest logit (id " + std::to_string(id) + ")\n");
 }
@@ -116,9 +179,8 @@ void Apply(llama_sampler* smpl, llama_token_data_array* cur) {
   State& s = *static_cast<State*>(smpl->ctx);
   const size_t n = cur->size;
   if (n == 0) {
-    s.started = true;
-    s.has_last = true;
-    s.last = {EXACTSAMPLE_INVALID_LOGITS, -1, 0.0};
+    Begin(s);
+    s.last.token = {EXACTSAMPLE_INVALID_LOGITS, -1, 0.0};
     cur->selected = -1;
     Log("exactsample: apply: the candidate array is empty; nothing selected (selected = -1)\n");
     return;
@@ -174,7 +236,7 @@ void Reset(llama_sampler* smpl) {
   const exactsample_status status = exactsample_sequence_reset(s.sampler, s.sequence);
   if (status != EXACTSAMPLE_OK) Log("exactsample: reset: " + Failure(s, status) + "\n");
   s.started = false;
-  s.has_last = false;
+  s.last = {};
 }
 
 void Free(llama_sampler* smpl) { delete static_cast<State*>(smpl->ctx); }
@@ -204,8 +266,12 @@ llama_sampler* Clone(const llama_sampler* smpl) {
     return nullptr;
   }
   s->started = from.started;
-  s->has_last = from.has_last;
+  s->logprob_mode = from.logprob_mode;
   s->last = from.last;
+  if (from.last.logprob_pending) {  // the row its logprob's request reads
+    s->logits = from.logits;
+    s->ids = from.ids;
+  }
   return Wrap(std::move(s));
 }
 
@@ -299,12 +365,17 @@ llama_token exactsample_llama_sample(llama_sampler* smpl, llama_context* ctx, in
   if (s == nullptr) return llama_sampler_sample(smpl, ctx, idx);
   const float* logits = llama_get_logits_ith(ctx, idx);
   if (logits == nullptr) {
-    s->started = true;
-    s->has_last = true;
-    s->last = {EXACTSAMPLE_INVALID_LOGITS, -1, 0.0};
+    Begin(*s);
+    s->last.token = {EXACTSAMPLE_INVALID_LOGITS, -1, 0.0};
     Log("exactsample: sample: llama_get_logits_ith(ctx, " + std::to_string(idx) +
         ") has no logits; no token (-1)\n");
     return -1;
+  }
+  // ON_REQUEST: a copy of the row, which the logprob's request reads
+  // whenever it is asked for (llama.cpp's is overwritten by the next decode).
+  if (s->logprob_mode == EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST) {
+    s->logits.assign(logits, logits + s->vocab);
+    logits = s->logits.data();
   }
   // No candidate array to fill: the kept set is not asked for.
   exactsample_token token{};
@@ -324,10 +395,33 @@ exactsample_status exactsample_llama_snapshot(const llama_sampler* smpl, void* b
   return exactsample_sequence_snapshot(s->sampler, s->sequence, buffer, capacity, size);
 }
 
+exactsample_status exactsample_llama_set_logprob(llama_sampler* smpl, int mode) {
+  State* s = Of(smpl);
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  if (mode != EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN && mode != EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST &&
+      mode != EXACTSAMPLE_LLAMA_LOGPROB_OFF) {
+    Log("exactsample: set_logprob: mode = " + std::to_string(mode) +
+        " is none of EVERY_TOKEN (0), ON_REQUEST (1), OFF (2); the mode is unchanged\n");
+    return EXACTSAMPLE_INVALID_ARGUMENT;
+  }
+  s->logprob_mode = mode;
+  return EXACTSAMPLE_OK;
+}
+
 exactsample_status exactsample_llama_last(const llama_sampler* smpl, exactsample_token* out) {
-  const State* s = Of(smpl);
-  if (s == nullptr || !s->has_last || out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
-  *out = s->last;
+  State* s = Of(smpl);
+  if (s == nullptr || !s->last.has || out == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  if (s->last.logprob_pending) {
+    double logprob = std::nan("");
+    const exactsample_status status = LogprobOnRequest(*s, &logprob);
+    if (status == EXACTSAMPLE_OK) {
+      s->last.token.logprob = logprob;
+      s->last.logprob_pending = false;
+    } else {
+      Log("exactsample: last: " + Failure(*s, status) + "; the logprob is not computed (NaN)\n");
+    }
+  }
+  *out = s->last.token;
   return EXACTSAMPLE_OK;
 }
 

@@ -24,7 +24,14 @@
  *   - accept of an id outside [0, V): ignored (the history is unchanged).
  * exactsample_llama_last tells which happened.
  *
- * A sampler is used by one thread at a time, as any llama_sampler.
+ * The exact logprob costs passes over all V ids (the max, exp and sum of
+ * its softmax), with top-k more than the token itself; llama.cpp's chain
+ * computes none. exactsample_llama_set_logprob says when it is computed:
+ * with every token (the default), on request, or never. The token and the
+ * generator are the same in every mode.
+ *
+ * A sampler is used by one thread at a time, as any llama_sampler;
+ * exactsample_llama_last counts as a use (it may compute the logprob).
  */
 #ifndef EXACTSAMPLE_LLAMA_H_
 #define EXACTSAMPLE_LLAMA_H_
@@ -71,11 +78,40 @@ struct llama_sampler* exactsample_llama_init_from_snapshot(const struct llama_vo
 exactsample_status exactsample_llama_snapshot(const struct llama_sampler* smpl, void* buffer,
                                               size_t capacity, size_t* size);
 
+/* When the sampler computes the token's exact logprob. */
+typedef enum exactsample_llama_logprob {
+  /* With every token (a new sampler's mode, and a restored one's). */
+  EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN = 0,
+  /* When exactsample_llama_last asks for it. The token is sampled without
+   * it, and the sampler keeps what its request needs: the generator before
+   * the draw, the history before the token and the row (apply's copy of
+   * the candidates; exactsample_llama_sample copies llama.cpp's row, which
+   * the next decode overwrites). exactsample_llama_last runs that request
+   * again on a copy of the sequence: the same draw and token, and
+   * EVERY_TOKEN's logprob bit for bit, however late it asks (until the
+   * next apply, sample or reset). Not asked, it costs what OFF does, plus
+   * that copy in exactsample_llama_sample; asked, about one EVERY_TOKEN
+   * token more. */
+  EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST = 1,
+  /* Never: exactsample_llama_last's logprob is NaN. */
+  EXACTSAMPLE_LLAMA_LOGPROB_OFF = 2,
+  EXACTSAMPLE_LLAMA_LOGPROB_MAX_ENUM = 0x7fffffff
+} exactsample_llama_logprob;
+
+/* The mode (an exactsample_llama_logprob, taken as an int so that any
+ * other value is an error) for the tokens sampled from now on; a clone
+ * keeps the original's. INVALID_ARGUMENT when smpl is not an exactsample
+ * sampler, or (logged, naming the value; the mode unchanged) for another
+ * mode. */
+exactsample_status exactsample_llama_set_logprob(struct llama_sampler* smpl, int mode);
+
 /* The last apply: out->status is EXACTSAMPLE_OK and out->id, out->logprob the
  * token and its exact logprob (the spec's, over the candidates given), or the
  * status that made it fall back, out->id the fallback's id (-1: none) and
- * out->logprob 0. INVALID_ARGUMENT when smpl is not an exactsample sampler
- * or has not applied since creation or reset. */
+ * out->logprob 0. The logprob is NaN when the token was sampled with the
+ * mode OFF, or with ON_REQUEST when computing it now fails (out of memory;
+ * logged; a later call tries again). INVALID_ARGUMENT when smpl is not an
+ * exactsample sampler or has not applied since creation or reset. */
 exactsample_status exactsample_llama_last(const struct llama_sampler* smpl,
                                           exactsample_token* out);
 

@@ -147,6 +147,17 @@ exactsample_status exactsample_sequence_rng(const exactsample_sequence* sequence
   return EXACTSAMPLE_OK;
 }
 
+exactsample_status exactsample_sequence_set_rng(exactsample_sampler* s,
+                                                exactsample_sequence* sequence,
+                                                const exactsample_rng* rng) {
+  if (s == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;
+  s->last_error.clear();
+  if (sequence == nullptr) return NullArgument(s, "sequence");
+  if (rng == nullptr) return NullArgument(s, "rng");
+  sequence->sequence.rng() = ToPcg(*rng);
+  return EXACTSAMPLE_OK;
+}
+
 exactsample_status exactsample_sequence_lengths(const exactsample_sequence* sequence,
                                                 size_t* prompt_len, size_t* generated_len) {
   if (sequence == nullptr) return EXACTSAMPLE_INVALID_ARGUMENT;

@@ -239,6 +239,12 @@ EXACTSAMPLE_API exactsample_status exactsample_sequence_truncate(
 /* The generator's current state. */
 EXACTSAMPLE_API exactsample_status exactsample_sequence_rng(
     const exactsample_sequence* sequence, exactsample_rng* out);
+/* Puts the generator at *rng (C++ Sequence::rng() = g, Python
+ * Sequence.rng = g): a state read earlier, to draw again from there; the
+ * ids stay. */
+EXACTSAMPLE_API exactsample_status exactsample_sequence_set_rng(
+    exactsample_sampler* sampler, exactsample_sequence* sequence,
+    const exactsample_rng* rng);
 /* How many prompt and generated ids it holds; either pointer may be NULL. */
 EXACTSAMPLE_API exactsample_status exactsample_sequence_lengths(
     const exactsample_sequence* sequence, size_t* prompt_len,

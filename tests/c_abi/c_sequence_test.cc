@@ -296,6 +296,8 @@ TEST(CSequence, WindowsFollowTheStatelessWindow) {
   }
 }
 
+// A clone continues alone; a rollback, and a generator put back after
+// one, continue as the stateless call; reset starts over.
 TEST(CSequence, ClonesContinueAloneAndResetStartsOver) {
   const size_t vocab = 500;
   const auto x = PeakedRow(vocab, 5);
@@ -346,6 +348,27 @@ TEST(CSequence, ClonesContinueAloneAndResetStartsOver) {
     EXPECT_EQ(after_truncate.draws_u32, before_truncate.draws_u32);
     for (int step = 0; step < 5; ++step) {
       ASSERT_TRUE(ExpectSameStep(qs, a.p, ps, ma, x, p, nullptr, plain, Append::in_request, "a"));
+    }
+    // A generator read before a token and put back after the token's
+    // rollback draws that token again: the same id, logprob bits and
+    // generator after it.
+    for (int step = 0; step < 12; ++step) {
+      const Mirror before = ma;
+      exactsample_rng rng;
+      ASSERT_EQ(exactsample_sequence_rng(a.p, &rng), EXACTSAMPLE_OK);
+      ASSERT_TRUE(ExpectSameStep(qs, a.p, ps, ma, x, p, nullptr, plain, Append::in_request, "a"));
+      ASSERT_EQ(exactsample_sequence_truncate(qs.s, a.p, before.generated.size()), EXACTSAMPLE_OK);
+      ASSERT_EQ(exactsample_sequence_set_rng(qs.s, a.p, &rng), EXACTSAMPLE_OK);
+      exactsample_rng put_back;
+      ASSERT_EQ(exactsample_sequence_rng(a.p, &put_back), EXACTSAMPLE_OK);
+      EXPECT_EQ(put_back.state, rng.state);
+      EXPECT_EQ(put_back.inc, rng.inc);
+      EXPECT_EQ(put_back.draws_u32, rng.draws_u32);
+      Mirror again = before;
+      ASSERT_TRUE(ExpectSameStep(qs, a.p, ps, again, x, p, nullptr, plain, Append::in_request, "again"));
+      EXPECT_EQ(again.generated, ma.generated) << "step " << step;
+      EXPECT_EQ(again.rng.state, ma.rng.state) << "step " << step;
+      EXPECT_EQ(again.rng.draws_u32, ma.rng.draws_u32) << "step " << step;
     }
     ASSERT_EQ(exactsample_sequence_reset(qs.s, a.p), EXACTSAMPLE_OK);
     EXPECT_EQ(StateOf(qs.s, a.p), fresh_state);
@@ -965,6 +988,12 @@ TEST_F(BadInput, AcceptAndLifecycle) {
   exactsample_rng rng;
   EXPECT_EQ(exactsample_sequence_rng(nullptr, &rng), EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_sequence_rng(q_.p, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
+  rng = {12, 13, 14};
+  Refused(exactsample_sequence_set_rng(s_.s, nullptr, &rng), EXACTSAMPLE_INVALID_ARGUMENT,
+          "sequence is NULL");
+  Refused(exactsample_sequence_set_rng(s_.s, q_.p, nullptr), EXACTSAMPLE_INVALID_ARGUMENT,
+          "rng is NULL");
+  EXPECT_EQ(exactsample_sequence_set_rng(nullptr, q_.p, &rng), EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_sequence_lengths(nullptr, nullptr, nullptr), EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_sequence_lengths(q_.p, nullptr, nullptr), EXACTSAMPLE_OK);
   exactsample_sequence_destroy(nullptr);

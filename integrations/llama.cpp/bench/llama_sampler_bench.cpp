@@ -1,10 +1,11 @@
 // Benchmark (not a test): the time of one token inside llama.cpp's sampling
 // call, one thread, the same logits every call, exactsample's sampler
-// (exact logprob computed) against llama.cpp's own chain with the same
-// settings: penalties over the last 64 tokens (repeat 1.1), top-k 40,
-// top-p 0.95, min-p 0.05, temperature 0.8, dist; and the same with top-k
-// off (llama.cpp's top_k = 0 case). Medians over rounds that interleave the
-// samplers.
+// against llama.cpp's own chain with the same settings: penalties over the
+// last 64 tokens (repeat 1.1), top-k 40, top-p 0.95, min-p 0.05,
+// temperature 0.8, dist; and the same with top-k off (llama.cpp's top_k = 0
+// case). exactsample with the exact logprob on every token (the default),
+// without it (exactsample_llama_set_logprob OFF), and on request, never
+// asked (ON_REQUEST). Medians over rounds that interleave the samplers.
 //
 //   llama_sampler_bench [--rounds N] [--model-seed S] [--rows ROWS.npy]
 //
@@ -78,19 +79,36 @@ llama_sampler_i MakePickFirst() {
 }
 llama_sampler_i g_pick_first = MakePickFirst();
 
+// exactsample's sampler with the logprob computed as `mode` says.
+llama_sampler* Exactsample(const llama_vocab* vocab, const exactsample_params& p, int mode) {
+  llama_sampler* smpl = exactsample_llama_init(vocab, &p, nullptr, 1);
+  exactsample_llama_set_logprob(smpl, mode);
+  return smpl;
+}
+
 // llama.cpp's chain, then exactsample with the same settings, for top-k 40
-// and top-k 0; each exactsample sampler in a chain of one, so that
-// llama_sampler_sample reuses the chain's candidate buffer as it does for
-// llama.cpp's; with `in_place`, exactsample_llama_sample too.
+// and top-k 0, each with the logprob on every token, off, and on request
+// (never asked: the cost of keeping what it needs); each exactsample
+// sampler in a chain of one, so that llama_sampler_sample reuses the
+// chain's candidate buffer as it does for llama.cpp's; with `in_place`,
+// exactsample_llama_sample too.
 std::vector<Sampler> Samplers(const llama_vocab* vocab, bool in_place) {
   std::vector<Sampler> s;
+  const std::pair<const char*, int> modes[] = {
+      {"", EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN},
+      {", logprob off,", EXACTSAMPLE_LLAMA_LOGPROB_OFF},
+      {", logprob on request,", EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST}};
   for (int32_t top_k : {40, 0}) {
     const exactsample_params p = Params(top_k);
     const std::string k = " top-k " + std::to_string(top_k);
     s.push_back({"llama.cpp" + k, LlamaChain(vocab, top_k), false, {}});
-    s.push_back({"exactsample" + k, Chain({exactsample_llama_init(vocab, &p, nullptr, 1)}), false, {}});
-    if (in_place) {
-      s.push_back({"exactsample in place" + k, exactsample_llama_init(vocab, &p, nullptr, 1), true, {}});
+    for (bool place : {false, true}) {
+      if (place && !in_place) continue;
+      for (const auto& [what, mode] : modes) {
+        llama_sampler* es = Exactsample(vocab, p, mode);
+        s.push_back({std::string(place ? "exactsample in place" : "exactsample") + what + k,
+                     place ? es : Chain({es}), place, {}});
+      }
     }
   }
   s.push_back({"the array alone", Chain({llama_sampler_init(&g_pick_first, nullptr)}), false, {}});
@@ -111,7 +129,7 @@ void Report(const char* title, const std::vector<Sampler>& s) {
   double llama = 0.0;
   for (const Sampler& x : s) {
     const double m = Median(x.micros);
-    std::printf("  %-30s median %9.1f us over %zu calls", x.name.c_str(), m, x.micros.size());
+    std::printf("  %-50s median %9.1f us over %zu calls", x.name.c_str(), m, x.micros.size());
     if (x.name.rfind("llama.cpp", 0) == 0) llama = m;
     if (x.name.rfind("exactsample", 0) == 0) {
       std::printf("   llama.cpp / this: %.1fx the call, %.1fx less the array", llama / m,

@@ -1,9 +1,10 @@
 // Bad input to the llama.cpp sampler: llama.cpp's interface has no error
 // return, so each case takes the documented fallback (exactsample_llama.h),
 // says why through llama.cpp's log callback, and leaves the generator and
-// the history as they were.
+// the history as they were, in each logprob mode.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -47,12 +48,14 @@ void ExpectLogged(const std::vector<std::string>& words) {
   for (const std::string& w : words) EXPECT_NE(errors[0].find(w), std::string::npos) << errors[0];
 }
 
-struct Fixture : ::testing::Test {
+// The sampler in the logprob mode of the parameter.
+struct Fixture : ::testing::TestWithParam<int> {
   llama_sampler* es = nullptr;
   void SetUp() override {
     const exactsample_params p = Nucleus();
     es = exactsample_llama_init(loop::Vocab(V), &p, nullptr, 4);
     ASSERT_NE(es, nullptr);
+    ASSERT_EQ(exactsample_llama_set_logprob(es, GetParam()), EXACTSAMPLE_OK);
     llama_sampler_accept(es, 7);  // a prompt token
     loop::TakeErrors();
   }
@@ -86,11 +89,11 @@ struct Fixture : ::testing::Test {
 // The largest logit of Dense(): (i * 37) % 101 == 100 first at i = 30.
 constexpr int64_t kLargest = 30;
 
-TEST_F(Fixture, EmptyArraySelectsNothing) {
+TEST_P(Fixture, EmptyArraySelectsNothing) {
   ExpectFallback({}, -1, EXACTSAMPLE_INVALID_LOGITS, {"empty", "selected = -1"});
 }
 
-TEST_F(Fixture, IdOutsideTheVocabularyFallsBackToTheLargestLogit) {
+TEST_P(Fixture, IdOutsideTheVocabularyFallsBackToTheLargestLogit) {
   std::vector<llama_token_data> data = Dense();
   data.resize(100);
   data[5].id = static_cast<llama_token>(V);
@@ -99,14 +102,14 @@ TEST_F(Fixture, IdOutsideTheVocabularyFallsBackToTheLargestLogit) {
   ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_IDS, {"-3"});
 }
 
-TEST_F(Fixture, RepeatedIdFallsBack) {
+TEST_P(Fixture, RepeatedIdFallsBack) {
   std::vector<llama_token_data> data = Dense();
   data.resize(100);
   data[40].id = 12;
   ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_IDS, {"12"});
 }
 
-TEST_F(Fixture, NanAndInfiniteLogitsFallBack) {
+TEST_P(Fixture, NanAndInfiniteLogitsFallBack) {
   std::vector<llama_token_data> data = Dense();
   data[0].logit = std::numeric_limits<float>::quiet_NaN();
   ExpectFallback(data, kLargest, EXACTSAMPLE_INVALID_LOGITS, {"NaN"});
@@ -119,7 +122,7 @@ TEST_F(Fixture, NanAndInfiniteLogitsFallBack) {
   ExpectFallback(data, 0, EXACTSAMPLE_INVALID_LOGITS, {"NaN"});
 }
 
-TEST_F(Fixture, AcceptOutsideTheVocabularyIsIgnored) {
+TEST_P(Fixture, AcceptOutsideTheVocabularyIsIgnored) {
   const std::vector<unsigned char> before = Snapshot(es);
   llama_sampler_accept(es, static_cast<llama_token>(V));
   EXPECT_EQ(Snapshot(es), before);
@@ -131,7 +134,7 @@ TEST_F(Fixture, AcceptOutsideTheVocabularyIsIgnored) {
 
 // The fallback's token enters the history as a generated one (llama_sampler_sample
 // accepts it) with no draw taken; the next token is the spec's again.
-TEST_F(Fixture, AfterAFallbackTheNextTokenIsExact) {
+TEST_P(Fixture, AfterAFallbackTheNextTokenIsExact) {
   std::vector<llama_token_data> data = Dense();
   data[3].logit = std::numeric_limits<float>::quiet_NaN();
   llama_token_data_array cur = {data.data(), data.size(), -1, false};
@@ -150,14 +153,18 @@ TEST_F(Fixture, AfterAFallbackTheNextTokenIsExact) {
   ASSERT_EQ(exactsample_llama_last(es, &last), EXACTSAMPLE_OK);
   ASSERT_EQ(last.status, EXACTSAMPLE_OK);
   EXPECT_EQ(last.id, want.id);
-  EXPECT_EQ(loop::Bits(last.logprob), loop::Bits(want.logprob));
+  if (GetParam() == EXACTSAMPLE_LLAMA_LOGPROB_OFF) {
+    EXPECT_TRUE(std::isnan(last.logprob));
+  } else {
+    EXPECT_EQ(loop::Bits(last.logprob), loop::Bits(want.logprob));
+  }
   EXPECT_EQ(data[cur.selected].id, want.id);
   EXPECT_TRUE(loop::TakeErrors().empty());
 }
 
 // exactsample_llama_sample at an index without logits: -1, logged, nothing
 // accepted.
-TEST_F(Fixture, SampleWithoutLogitsGivesNoToken) {
+TEST_P(Fixture, SampleWithoutLogitsGivesNoToken) {
   llama_context* ctx = tiny_model::MakeContext(loop::Model(V), 64);
   ASSERT_TRUE(tiny_model::Decode(ctx, {1, 300}, 0));
   const std::vector<unsigned char> before = Snapshot(es);
@@ -174,7 +181,7 @@ TEST_F(Fixture, SampleWithoutLogitsGivesNoToken) {
 }
 
 // exactsample_llama_sample on bad logits: the fallback over the row, accepted.
-TEST_F(Fixture, SampleOnBadLogitsFallsBack) {
+TEST_P(Fixture, SampleOnBadLogitsFallsBack) {
   llama_context* ctx = tiny_model::MakeContext(loop::Model(V), 64);
   ASSERT_TRUE(tiny_model::Decode(ctx, {1, 300}, 0));
   float* logits = llama_get_logits_ith(ctx, -1);
@@ -190,6 +197,33 @@ TEST_F(Fixture, SampleOnBadLogitsFallsBack) {
   ASSERT_EQ(exactsample_llama_rng(es, &now), EXACTSAMPLE_OK);
   EXPECT_EQ(now.draws_u32, start.draws_u32);
   llama_free(ctx);
+}
+
+INSTANTIATE_TEST_SUITE_P(Logprob, Fixture,
+                         ::testing::Values(EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN,
+                                           EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST,
+                                           EXACTSAMPLE_LLAMA_LOGPROB_OFF));
+
+// A logprob mode that is none of the three is refused, named, and the mode
+// stays what it was.
+TEST(BadInit, AnotherLogprobModeIsRefused) {
+  const exactsample_params p = Nucleus();
+  llama_sampler* es = exactsample_llama_init(loop::Vocab(V), &p, nullptr, 1);
+  ASSERT_NE(es, nullptr);
+  ASSERT_EQ(exactsample_llama_set_logprob(es, EXACTSAMPLE_LLAMA_LOGPROB_OFF), EXACTSAMPLE_OK);
+  for (int mode : {3, -1, INT_MAX}) {
+    EXPECT_EQ(exactsample_llama_set_logprob(es, mode), EXACTSAMPLE_INVALID_ARGUMENT);
+    ExpectLogged({"set_logprob", "mode = " + std::to_string(mode), "unchanged"});
+  }
+  std::vector<llama_token_data> data = Dense();
+  llama_token_data_array cur = {data.data(), data.size(), -1, false};
+  llama_sampler_apply(es, &cur);
+  exactsample_token last{};
+  ASSERT_EQ(exactsample_llama_last(es, &last), EXACTSAMPLE_OK);
+  EXPECT_EQ(last.status, EXACTSAMPLE_OK);
+  EXPECT_TRUE(std::isnan(last.logprob));
+  EXPECT_TRUE(loop::TakeErrors().empty());
+  llama_sampler_free(es);
 }
 
 TEST(BadInit, ParametersOutOfRangeMakeNoSampler) {
@@ -249,6 +283,10 @@ TEST(BadInit, OtherSamplersAreRefusedByTheAccessors) {
   EXPECT_EQ(exactsample_llama_rng(greedy, &r), EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_llama_snapshot(greedy, nullptr, 0, &size), EXACTSAMPLE_INVALID_ARGUMENT);
   EXPECT_EQ(exactsample_llama_last(nullptr, &t), EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_llama_set_logprob(greedy, EXACTSAMPLE_LLAMA_LOGPROB_OFF),
+            EXACTSAMPLE_INVALID_ARGUMENT);
+  EXPECT_EQ(exactsample_llama_set_logprob(nullptr, EXACTSAMPLE_LLAMA_LOGPROB_OFF),
+            EXACTSAMPLE_INVALID_ARGUMENT);
   llama_sampler_free(greedy);
 }
 

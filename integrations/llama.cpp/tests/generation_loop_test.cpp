@@ -25,38 +25,6 @@ constexpr uint32_t kLlama3V = 128256;
 // Repeats, so that the penalties and DRY have something to act on.
 const std::vector<llama_token> kPrompt = {1, 300, 305, 310, 320, 300, 305, 310, 320, 300, 305};
 
-exactsample_params Params(double temperature, double repetition, double presence,
-                          double frequency, int64_t top_k, double top_p, double min_p,
-                          int64_t last_n) {
-  exactsample_params p;
-  exactsample_params_init(&p);
-  p.temperature = temperature;
-  p.repetition_penalty = repetition;
-  p.presence_penalty = presence;
-  p.frequency_penalty = frequency;
-  p.top_k = top_k;
-  p.top_p = top_p;
-  p.min_p = min_p;
-  p.penalty_last_n = last_n;
-  return p;
-}
-
-// A logit bias and a ban on ids every model here has.
-struct TestExtras {
-  std::vector<int32_t> bias_ids = {300, 301, 302, 331};
-  std::vector<double> bias_values = {2.5, -1.0, 4.0, 1.5};
-  std::vector<int32_t> banned = {303, 304, 305};
-  exactsample_extras extras{};
-  TestExtras() {
-    extras.struct_size = sizeof extras;
-    extras.bias_ids = bias_ids.data();
-    extras.bias_values = bias_values.data();
-    extras.bias_len = bias_ids.size();
-    extras.banned_ids = banned.data();
-    extras.banned_len = banned.size();
-  }
-};
-
 struct Config {
   std::string name;
   exactsample_params params;
@@ -67,10 +35,10 @@ struct Config {
 // top-p 0.95, min-p 0.05, T 0.8), nucleus alone over the whole history with
 // presence and frequency, greedy, and a bias and ban with min-p.
 std::vector<Config> Configs() {
-  return {{"common", Params(0.8, 1.1, 0.0, 0.0, 40, 0.95, 0.05, 64), false},
-          {"nucleus", Params(1.0, 1.0, 0.5, 0.3, 0, 0.9, 0.0, 0), false},
-          {"greedy", Params(0.0, 1.3, 0.0, 0.0, 0, 1.0, 0.0, 16), false},
-          {"biased", Params(1.2, 1.05, 0.2, 0.1, 0, 1.0, 0.1, 32), true}};
+  return {{"common", loop::Params(0.8, 1.1, 0.0, 0.0, 40, 0.95, 0.05, 64), false},
+          {"nucleus", loop::Params(1.0, 1.0, 0.5, 0.3, 0, 0.9, 0.0, 0), false},
+          {"greedy", loop::Params(0.0, 1.3, 0.0, 0.0, 0, 1.0, 0.0, 16), false},
+          {"biased", loop::Params(1.2, 1.05, 0.2, 0.1, 0, 1.0, 0.1, 32), true}};
 }
 
 struct Tokens {
@@ -172,7 +140,7 @@ class EveryToken : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(EveryToken, EqualsTheDirectCall) {
   const uint32_t V = GetParam();
-  TestExtras te;
+  loop::TestExtras te;
   for (const Config& c : Configs()) {
     for (uint64_t seed : {1u, 2u, 77u}) {
       SCOPED_TRACE(c.name + " seed " + std::to_string(seed));
@@ -389,7 +357,7 @@ TEST(LlamaLoop, TheDocumentedTenLines) {
   const llama_token id = ten_lines(loop::Model(V), l.ctx, kPrompt.data(),
                                    static_cast<int>(kPrompt.size()), 42, &logprob, &smpl);
   ASSERT_NE(smpl, nullptr);
-  loop::Direct direct(Params(0.8, 1.1, 0.0, 0.0, 40, 0.95, 0.05, 64), nullptr, 42, kPrompt);
+  loop::Direct direct(loop::Params(0.8, 1.1, 0.0, 0.0, 40, 0.95, 0.05, 64), nullptr, 42, kPrompt);
   const exactsample_token want = direct.Next(row);
   EXPECT_EQ(id, want.id);
   EXPECT_EQ(Bits(logprob), Bits(want.logprob));

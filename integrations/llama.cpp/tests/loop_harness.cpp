@@ -84,6 +84,31 @@ std::vector<std::string> TakeErrors() {
   return out;
 }
 
+exactsample_params Params(double temperature, double repetition, double presence,
+                          double frequency, int64_t top_k, double top_p, double min_p,
+                          int64_t last_n) {
+  exactsample_params p;
+  exactsample_params_init(&p);
+  p.temperature = temperature;
+  p.repetition_penalty = repetition;
+  p.presence_penalty = presence;
+  p.frequency_penalty = frequency;
+  p.top_k = top_k;
+  p.top_p = top_p;
+  p.min_p = min_p;
+  p.penalty_last_n = last_n;
+  return p;
+}
+
+TestExtras::TestExtras() {
+  extras.struct_size = sizeof extras;
+  extras.bias_ids = bias_ids.data();
+  extras.bias_values = bias_values.data();
+  extras.bias_len = bias_ids.size();
+  extras.banned_ids = banned.data();
+  extras.banned_len = banned.size();
+}
+
 std::vector<float> Recorder::Row(size_t vocab) const {
   std::vector<float> row(vocab, -std::numeric_limits<float>::infinity());
   for (const llama_token_data& d : seen) row.at(static_cast<size_t>(d.id)) = d.logit;

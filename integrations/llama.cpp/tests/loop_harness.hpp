@@ -1,5 +1,5 @@
 // What the llama.cpp loop tests share: the models (made once per process),
-// llama.cpp's log captured, a sampler that records the candidate array it is
+// llama.cpp's log captured, parameters and extras, a sampler that records the candidate array it is
 // handed, the direct call (the reference engine's stateless C ABI call with
 // the full history) and the dumps tests/check_dumps.py samples again.
 #ifndef EXACTSAMPLE_LLAMA_TESTS_LOOP_HARNESS_HPP_
@@ -23,6 +23,22 @@ const llama_vocab* Vocab(uint32_t n_vocab);
 // llama.cpp's error messages since the last call (and clears them); the
 // others are dropped so that the test output stays readable.
 std::vector<std::string> TakeErrors();
+
+// Parameters with these fields, the others the spec's defaults.
+exactsample_params Params(double temperature, double repetition, double presence,
+                          double frequency, int64_t top_k, double top_p, double min_p,
+                          int64_t last_n);
+
+// A logit bias and a ban on ids every model here has.
+struct TestExtras {
+  std::vector<int32_t> bias_ids = {300, 301, 302, 331};
+  std::vector<double> bias_values = {2.5, -1.0, 4.0, 1.5};
+  std::vector<int32_t> banned = {303, 304, 305};
+  exactsample_extras extras{};  // views the vectors above
+  TestExtras();
+  TestExtras(const TestExtras&) = delete;
+  TestExtras& operator=(const TestExtras&) = delete;
+};
 
 // A llama_sampler that records the candidates it is given (and changes
 // nothing), placed before exactsample in a chain. Row(): the V-row they make,
