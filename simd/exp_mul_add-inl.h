@@ -1,7 +1,8 @@
 // a * b + c rounded as a chosen glibc build rounds it, on every target:
 // MulAddAs<Fma::kFused> rounds once (a true fma), MulAddAs<Fma::kUnfused>
 // rounds the product and the sum separately. Highway's MulAdd is a true FMA
-// only where HWY_NATIVE_FMA (AVX2, AVX3), so it is never used for the unfused form.
+// only where the target defines HWY_NATIVE_FMA, so it is never used for the
+// unfused form.
 //
 // Targets without an FMA instruction (SSE4, SSSE3, EMU128, SCALAR) call
 // std::fma per lane: glibc's fma is correctly rounded on every CPU (the FMA

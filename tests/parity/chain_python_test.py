@@ -357,6 +357,30 @@ def refusals():
                     failures.append(f"{what} {given}: {str(e)!r}, want {message!r}")
 
 
+def program_refusals(cli):
+    """The program refuses each row of the page's table with the same
+    message, on both engines (rows whose values JSON cannot hold, NaN and
+    inf, are the transcription's alone)."""
+    rows = [(given, message) for given, message in REFUSED
+            if all(not (isinstance(v, float) and not math.isfinite(v)) for v in given.values())]
+    cases = [{"name": str(i), "logits": [0.0, 0.0, 0.0, 0.0], "prompt": [1, 2, 3] * 3,
+              "seed": 5, "steps": 1, "params": given} for i, (given, _) in enumerate(rows)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "refused.json")
+        replay_cases.write_cases(path, cases)
+        for engine in ("reference", "fast"):
+            proc = subprocess.run([cli, "replay", path, "--engine", engine],
+                                  capture_output=True, text=True)
+            lines = [json.loads(a) for a in proc.stdout.splitlines()]
+            if proc.returncode != 1 or len(lines) != len(rows):
+                failures.append(f"{engine}: replay exited {proc.returncode} with {len(lines)} "
+                                f"lines for {len(rows)} refused cases")
+                continue
+            for (given, message), line in zip(rows, lines):
+                if line.get("error") != message:
+                    failures.append(f"{engine} {given}: {line.get('error')!r}, want {message!r}")
+
+
 def replay_carries_state():
     """A case's second token sees the first one's mu (and the reader takes
     the new fields)."""
@@ -382,6 +406,7 @@ def main():
     spec_chain_is_today(args.cli, args.cases)
     every_order(args.cases)
     refusals()
+    program_refusals(args.cli)
     replay_carries_state()
     for f in failures:
         print(f)
