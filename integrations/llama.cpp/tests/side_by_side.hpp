@@ -43,8 +43,10 @@ struct Config {
   bool kept = true;
   bool frequencies = true;
   const char* why_not = "";
-  // Set: exactsample runs with this temperature and top-k instead, a
-  // configuration both checks must reject.
+  // true: both checks must find a difference (a kept id that is not
+  // undecided, and p below the threshold).
+  bool must_differ = false;
+  // Set: exactsample runs with this temperature and top-k instead.
   double exact_temperature = NAN;
   int32_t exact_top_k = -1;
 };

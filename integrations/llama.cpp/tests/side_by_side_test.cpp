@@ -33,10 +33,10 @@ using side_by_side::Nudge;
 constexpr uint32_t kKeptVocab = 2048;
 constexpr uint32_t kDrawVocab = 300;
 constexpr size_t kDraws = 100000;
-// Fixed before any run: every configuration but the one that must differ
+// Fixed before any run: every configuration but those that must differ
 // passes at p >= kAlpha. With about 30 configurations, the chance that a
 // correct library fails anywhere is below 30 * kAlpha = 3e-5 (Bonferroni);
-// the deliberately different configuration must fall below it.
+// those that must differ must fall below it.
 constexpr double kAlpha = 1e-6;
 // A margin wider than llama.cpp's float error on a cut: a running sum of up
 // to V float terms in [0, 1] is off by at most about V * 2^-24, and the
@@ -171,11 +171,21 @@ std::vector<Config> Configs() {
        .xtc_probability = 1.0f,
        .xtc_threshold = 0.1f,
        .temp = 0.8f},
-      // Both checks must reject this one: exactsample at top-k 41 and T 1.25.
+      // Both checks must reject these. A deliberate difference: exactsample at
+      // top-k 41 and T 1.25.
       {.name = "REJECT: top_k 40, exactsample 41 at T 1.25",
        .top_k = 40,
+       .must_differ = true,
        .exact_temperature = 1.25,
        .exact_top_k = 41},
+      // llama.cpp's typical after top-n-sigma works from a NaN entropy (the
+      // ids top-n-sigma removed stay in the array at -inf, p = 0), so it
+      // keeps a prefix in logit order: a difference the page states.
+      {.name = "REJECT: common top_n_sigma 2 typical 0.5",
+       .common = true,
+       .top_n_sigma = 2.0f,
+       .typical_p = 0.5f,
+       .must_differ = true},
   };
 }
 
@@ -235,7 +245,10 @@ struct Tally {
   std::string where;  // "row undecided/differing" for each row with undecided ids
 };
 
-// The kept sets of one configuration on every row; prints what differs.
+constexpr size_t kShownPerRow = 4;
+
+// The kept sets of one configuration on every row; prints what differs
+// (kShownPerRow ids a row, then how many more).
 Tally KeptSets(const Config& c, const std::vector<Row>& rows, const llama_vocab* vocab) {
   Tally t;
   for (const Row& row : rows) {
@@ -247,13 +260,13 @@ Tally KeptSets(const Config& c, const std::vector<Row>& rows, const llama_vocab*
     t.ids += row.logits.size();
     t.undecided += undecided.size();
     t.rows_undecided += undecided.empty() ? 0 : 1;
-    size_t differ_undecided = 0;
+    size_t differ_undecided = 0, shown = 0;  // shown: the decided ones
     for (const int32_t id : differ) {
       if (undecided.count(id) != 0) {
         ++differ_undecided;
         continue;
       }
-      ++t.differ_decided;
+      if (++shown > kShownPerRow) continue;
       std::printf(
           "  DIFFERS: %s on %s: id %d (logit %.9g) %s by llama.cpp, %s by exactsample"
           " (kept: llama.cpp %zu, exactsample %zu)\n",
@@ -262,6 +275,11 @@ Tally KeptSets(const Config& c, const std::vector<Row>& rows, const llama_vocab*
           std::binary_search(exact.begin(), exact.end(), id) ? "kept" : "dropped", llama.size(),
           exact.size());
     }
+    if (shown > kShownPerRow) {
+      std::printf("  DIFFERS: %s on %s: %zu more ids\n", c.name, row.name.c_str(),
+                  shown - kShownPerRow);
+    }
+    t.differ_decided += shown;
     t.differ_undecided += differ_undecided;
     if (!undecided.empty()) {
       t.where += " " + row.name + " " + std::to_string(undecided.size()) + "/" +
@@ -324,8 +342,6 @@ std::vector<uint32_t> ByTieClass(const Row& row, const std::vector<uint32_t>& co
   return out;
 }
 
-bool MustDiffer(const Config& c) { return !std::isnan(c.exact_temperature); }
-
 // The chi-square test of one configuration on one row; prints its columns.
 bool Frequencies(const Config& c, size_t index, const RowSet& set) {
   const Row& row = set.rows[index % set.rows.size()];
@@ -334,7 +350,7 @@ bool Frequencies(const Config& c, size_t index, const RowSet& set) {
   const auto exact = side_by_side::ExactCounts(c, row.logits, kHistory, 2000 + index, kDraws);
   const chi_square::Result r =
       chi_square::Homogeneity(ByTieClass(row, llama), ByTieClass(row, exact));
-  const bool must_differ = MustDiffer(c);
+  const bool must_differ = c.must_differ;
   const bool pass = must_differ ? r.p < kAlpha : r.p >= kAlpha;
   std::printf(" %-8s %10.1f %5zu %6zu %9.3g%s\n", row.name.c_str(), r.statistic, r.bins, r.pooled,
               r.p,
@@ -378,7 +394,7 @@ int main() {
       std::printf(" %6zu %6zu (%zu) %7zu %7zu |", t.ids, t.undecided, t.rows_undecided,
                   t.differ_undecided, t.differ_decided);
       where = t.where;
-      if (MustDiffer(c)) {
+      if (c.must_differ) {
         ok = t.differ_decided > 0 && ok;
       } else {
         all.ids += t.ids;
