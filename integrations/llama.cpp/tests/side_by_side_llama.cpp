@@ -22,8 +22,9 @@ void Add(llama_sampler* chain, llama_sampler* s) {
   llama_sampler_chain_add(chain, s);
 }
 
-// The chain, and the history accepted into it. `draw`: end it with `dist`
-// (mirostat with its own draw in any case, as common ends it).
+// The chain, and the history accepted into it. `draw`: end it with `dist`;
+// mirostat and adaptive-p, which common puts in dist's place, draw in any
+// case.
 llama_sampler* Chain(const Config& c, const std::vector<int32_t>& history, const llama_vocab* vocab,
                      uint32_t seed, bool draw) {
   llama_sampler* chain = llama_sampler_chain_init(llama_sampler_chain_default_params());

@@ -73,7 +73,7 @@ std::vector<Row> SyntheticRows(uint32_t vocab) {
     gaussian.logits.push_back(static_cast<float>(2.0 * Gaussian(g)));
     peaked.logits.push_back(static_cast<float>(Gaussian(g)));
     flat.logits.push_back(static_cast<float>(Uniform(g) - 0.5));
-    // Steps of 0.5: hundreds of ids share each value.
+    // Steps of 0.5: many ids share each value.
     ties.logits.push_back(static_cast<float>(std::round(4.0 * Gaussian(g)) / 2.0));
   }
   // The history's ids lead, so the penalties and DRY move the likely ids.
@@ -128,7 +128,8 @@ std::vector<Config> Configs() {
       {.name = "temp 0 (greedy)", .temp = 0.0f, .frequencies = false, .why_not = greedy},
       {.name = "dynatemp 1 0.5 1", .temp = 1.0f, .dynatemp_range = 0.5f},
       {.name = "mirostat 1 tau 5", .mirostat = 1, .tau = 5.0f},
-      // On the flat row (V = 300, surprises near log2(300)) mu = 8.2 cuts inside.
+      // Its draws fall on the flat row (V = 300, surprises near log2(300)),
+      // which mu = 8.2 cuts inside.
       {.name = "mirostat 2 tau 4.1", .mirostat = 2, .tau = 4.1f},
       {.name = "adaptive-p 0.3 0.9", .adaptive_target = 0.3f},
       // llama.cpp's common chain, each one on.
