@@ -53,4 +53,11 @@ struct Sequence::State {
   }
 };
 
+// For the C ABI, which samples a sequence's request itself: the state
+// mirostat and adaptive-p carry, read before a token and written when the
+// sequence appends it, as Sequence::sample does.
+struct detail::SequenceAccess {
+  static ChainState& chain(Sequence& s) { return s.s_->chain; }
+};
+
 }  // namespace exactsample

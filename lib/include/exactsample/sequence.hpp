@@ -30,6 +30,10 @@
 namespace exactsample {
 
 struct Drafts;    // exactsample/speculative.hpp
+namespace detail {
+// The C ABI's way to a sequence's chain state (lib/api/sequence_state.hpp).
+struct SequenceAccess;
+}  // namespace detail
 struct Verified;
 
 // A request's logit bias and mask, owned (Request's spans view them).
@@ -111,6 +115,7 @@ class EXACTSAMPLE_API Sequence {
   struct State;  // defined inside the library
 
  private:
+  friend struct detail::SequenceAccess;
   friend EXACTSAMPLE_API Result<Verified> verify(Sequence&, const Drafts&, Workspace&,
                                                  const SampleOptions&);
   friend EXACTSAMPLE_API void sample_batch(std::span<Sequence* const>, std::span<const Step>,
