@@ -234,6 +234,8 @@ Problem Finish(PreparedRow& row, const Token& t, const std::vector<KeptProb>& di
               "out of memory appending the token (the sequence is unchanged)"};
     }
     detail::SequenceAccess::chain(row.sequence->sequence) = row.chain;
+  } else if (row.sequence != nullptr) {
+    detail::SequenceAccess::drew(row.sequence->sequence, t.id, row.chain);
   }
   if (row.sequence == nullptr) FromPcg(row.own_rng, c.rng);
   if (c.logprob != nullptr) *c.logprob = t.logprob;
