@@ -357,14 +357,16 @@ def refusals():
                     failures.append(f"{what} {given}: {str(e)!r}, want {message!r}")
 
 
-def program_refusals(cli):
-    """The program refuses each row of the page's table with the same
-    message, on both engines (rows whose values JSON cannot hold, NaN and
-    inf, are the transcription's alone)."""
-    rows = [(given, message) for given, message in REFUSED
-            if all(not (isinstance(v, float) and not math.isfinite(v)) for v in given.values())]
-    cases = [{"name": str(i), "logits": [0.0, 0.0, 0.0, 0.0], "prompt": [1, 2, 3] * 3,
-              "seed": 5, "steps": 1, "params": given} for i, (given, _) in enumerate(rows)]
+def refused_cases(params_list, prompt):
+    return [{"name": str(i), "logits": [0.0, 0.0, 0.0, 0.0], "prompt": prompt, "seed": 5,
+             "steps": 1, "params": given} for i, given in enumerate(params_list)]
+
+
+def replay_refused(cli, cases):
+    """The program's replay lines of `cases`, each expected refused, for each
+    engine: [(engine, lines)], a failure recorded for an engine whose run
+    does not refuse them all."""
+    out = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "refused.json")
         replay_cases.write_cases(path, cases)
@@ -372,13 +374,25 @@ def program_refusals(cli):
             proc = subprocess.run([cli, "replay", path, "--engine", engine],
                                   capture_output=True, text=True)
             lines = [json.loads(a) for a in proc.stdout.splitlines()]
-            if proc.returncode != 1 or len(lines) != len(rows):
+            if proc.returncode != 1 or len(lines) != len(cases):
                 failures.append(f"{engine}: replay exited {proc.returncode} with {len(lines)} "
-                                f"lines for {len(rows)} refused cases")
+                                f"lines for {len(cases)} refused cases")
                 continue
-            for (given, message), line in zip(rows, lines):
-                if line.get("error") != message:
-                    failures.append(f"{engine} {given}: {line.get('error')!r}, want {message!r}")
+            out.append((engine, lines))
+    return out
+
+
+def program_refusals(cli):
+    """The program refuses each row of the page's table with the same
+    message, on both engines (rows whose values JSON cannot hold, NaN and
+    inf, are the transcription's alone)."""
+    rows = [(given, message) for given, message in REFUSED
+            if all(not (isinstance(v, float) and not math.isfinite(v)) for v in given.values())]
+    cases = refused_cases([given for given, _ in rows], [1, 2, 3] * 3)
+    for engine, lines in replay_refused(cli, cases):
+        for (given, message), line in zip(rows, lines):
+            if line.get("error") != message:
+                failures.append(f"{engine} {given}: {line.get('error')!r}, want {message!r}")
 
 
 # Several faults in one request: the first in the page's order is reported
@@ -403,8 +417,7 @@ def program_fault_order(cli):
     """The program and the transcription report the same fault of several,
     the page's first; the cases whose first fault is not the chain's would
     show a reader that refuses an unknown name at once."""
-    cases = [{"name": str(i), "logits": [0.0, 0.0, 0.0, 0.0], "prompt": [1, 2, 3],
-              "seed": 5, "steps": 1, "params": given} for i, (given, _) in enumerate(SEVERAL_FAULTS)]
+    cases = refused_cases([given for given, _ in SEVERAL_FAULTS], [1, 2, 3])
     wants = []
     for case, (given, message) in zip(cases, SEVERAL_FAULTS):
         want = s.replay_case(case).get("error")
@@ -413,25 +426,15 @@ def program_fault_order(cli):
         wants.append(want)
     if not any(w is not None and not w.startswith("chain") for w in wants):
         failures.append("no case whose first fault comes before the chain's")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "faults.json")
-        replay_cases.write_cases(path, cases)
-        for engine in ("reference", "fast"):
-            proc = subprocess.run([cli, "replay", path, "--engine", engine],
-                                  capture_output=True, text=True)
-            lines = [json.loads(a) for a in proc.stdout.splitlines()]
-            if proc.returncode != 1 or len(lines) != len(cases):
-                failures.append(f"{engine}: replay exited {proc.returncode} with {len(lines)} "
-                                f"lines for {len(cases)} cases")
-                continue
-            for (given, message), want, line in zip(SEVERAL_FAULTS, wants, lines):
-                got = line.get("error")
-                # A spec field's value is written as the library writes it
-                # ("-1"), Python's repr aside ("-1.0"): the field must agree.
-                same = (got == want if message is not None
-                        else (got or "").split(" = ")[0] == (want or "").split(" = ")[0])
-                if not same:
-                    failures.append(f"{engine} {given}: {got!r}, want {want!r}")
+    for engine, lines in replay_refused(cli, cases):
+        for (given, message), want, line in zip(SEVERAL_FAULTS, wants, lines):
+            got = line.get("error")
+            # A spec field's value is written as the library writes it
+            # ("-1"), Python's repr aside ("-1.0"): the field must agree.
+            same = (got == want if message is not None
+                    else (got or "").split(" = ")[0] == (want or "").split(" = ")[0])
+            if not same:
+                failures.append(f"{engine} {given}: {got!r}, want {want!r}")
 
 
 def replay_carries_state():
