@@ -185,7 +185,8 @@ TEST(CChain, StatelessEqualsTheCppApi) {
 
 // A sequence made from a C struct whose breakers the caller then overwrites
 // samples as the C++ Sequence made with them: it copied the ids. Mirostat's
-// and adaptive-p's state go along from token to token.
+// and adaptive-p's state go along from token to token, whether the request
+// appends the token or the caller accepts it after.
 TEST(CChain, SequenceCopiesTheBreakersAndCarriesTheState) {
   const auto x = Row(64);
   for (const Setting& setting : Settings()) {
@@ -217,12 +218,17 @@ TEST(CChain, SequenceCopiesTheBreakersAndCarriesTheState) {
     ASSERT_TRUE(want_seq.accept_prompt(kPrompt));
     xs::Workspace ws;
     for (int step = 0; step < 12; ++step) {
+      // Every other token is drawn without appending, then accepted (as
+      // llama.cpp's apply then accept): the same state moves.
       exactsample_request r = StatelessRequest(x.data(), x.size(), nullptr, 0, nullptr, 0,
                                                nullptr, nullptr, nullptr, nullptr);
-      r.accept = 1;
+      r.accept = step % 2;
       exactsample_token t;
       ASSERT_EQ(exactsample_sample_request(s.s, q.p, &r, &t), EXACTSAMPLE_OK)
           << exactsample_sampler_last_error(s.s);
+      if (r.accept == 0) {
+        ASSERT_EQ(exactsample_sequence_accept(s.s, q.p, t.id), EXACTSAMPLE_OK);
+      }
       const auto want = want_seq.sample({.logits = x}, ws);
       ASSERT_TRUE(want) << want.error().message;
       EXPECT_EQ(t.id, want->id) << "token " << step;
