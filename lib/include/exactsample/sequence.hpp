@@ -77,7 +77,8 @@ class EXACTSAMPLE_API Sequence {
   Result<Token> sample(const Step& step, Workspace& workspace,
                        const SampleOptions& options = {});
   // Samples without appending (the generator advances): for loops that
-  // accept after the fact.
+  // accept after the fact. An accept of the id it drew, before anything
+  // else changes the ids, moves the chain state as sample does.
   Result<Token> sample_only(const Step& step, Workspace& workspace,
                             const SampleOptions& options = {});
   // The Request a step makes of this sequence (its views stay valid until
