@@ -22,6 +22,7 @@
 #include "exactsample/targets.hpp"
 #include "exactsample/testing.hpp"
 #include "batch_outputs.hpp"
+#include "breakers.hpp"
 #include "call_guard.hpp"
 #include "module_inputs.hpp"
 
@@ -657,6 +658,10 @@ xs::SamplingParams ParamsFromKeywords(const py::kwargs& kwargs) {
       p.chain = ChainFrom(value);
       known = true;
     }
+    if (name == "dry_sequence_breakers") {
+      p.dry_sequence_breakers = exactsample_python::BreakersFrom(value);
+      known = true;
+    }
     if (!known) throw py::type_error("SamplingParams: unknown field " + name);
   }
   return p;
@@ -669,14 +674,22 @@ std::string ParamsRepr(const xs::SamplingParams& p) {
     out += sep + std::string(field) + "=" + std::string(py::repr(py::cast(p.*member)));
     sep = ", ";
   });
-  return out + ", chain=" + std::string(py::repr(ChainValue(p.chain))) + ")";
+  return out + ", chain=" + std::string(py::repr(ChainValue(p.chain))) +
+         ", dry_sequence_breakers=" +
+         std::string(py::repr(exactsample_python::BreakersValue(p.dry_sequence_breakers))) + ")";
 }
 
 bool ParamsEqual(const xs::SamplingParams& a, const xs::SamplingParams& b) {
   bool equal = true;
   ForEachParam([&](const char*, auto member) { equal = equal && a.*member == b.*member; });
   const auto sa = a.chain.steps(), sb = b.chain.steps();
-  return equal && a.chain.preset == b.chain.preset && std::equal(sa.begin(), sa.end(), sb.begin(), sb.end());
+  const auto ba = a.dry_sequence_breakers, bb = b.dry_sequence_breakers;
+  const auto same = [](std::span<const int32_t> x, std::span<const int32_t> y) {
+    return std::equal(x.begin(), x.end(), y.begin(), y.end());
+  };
+  return equal && a.chain.preset == b.chain.preset &&
+         std::equal(sa.begin(), sa.end(), sb.begin(), sb.end()) &&
+         std::equal(ba.begin(), ba.end(), bb.begin(), bb.end(), same);
 }
 
 // g, for a method that advances it: raises while a sampling call uses it
@@ -843,7 +856,8 @@ PYBIND11_MODULE(_exactsample, m) {
       "penalty_last_n=0 (the penalty window, docs/sequence.md: 0 is the whole\n"
       "history; n > 0 the last n tokens); llama.cpp's samplers and the chain\n"
       "(docs/llama-samplers.md): chain='spec' ('llama' or a list of step names),\n"
-      "min_keep, top_n_sigma, typical_p, xtc_*, dry_* (no breakers here yet),\n"
+      "min_keep, top_n_sigma, typical_p, xtc_*, dry_* (dry_sequence_breakers: a list\n"
+      "of id lists),\n"
       "dynatemp_*, mirostat*, adaptive_*.");
   params.def(py::init(&ParamsFromKeywords), "SamplingParams(**fields): the spec's names.")
       .def("__repr__", &ParamsRepr)
@@ -860,6 +874,16 @@ PYBIND11_MODULE(_exactsample, m) {
   params.def_property(
       "chain", [](const xs::SamplingParams& p) { return ChainValue(p.chain); },
       [](xs::SamplingParams& p, py::handle value) { p.chain = ChainFrom(value); });
+  params.def_property(
+      "dry_sequence_breakers",
+      [](const xs::SamplingParams& p) {
+        return exactsample_python::BreakersValue(p.dry_sequence_breakers);
+      },
+      [](xs::SamplingParams& p, py::handle value) {
+        p.dry_sequence_breakers = exactsample_python::BreakersFrom(value);
+      },
+      "DRY's breakers: a list of id lists, each 1 to 21 ids in [0, V) (default [];\n"
+      "llama.cpp's strings are the llama.cpp sampler's, which turns them into ids).");
 
   py::class_<xs::Token>(m, "Token", "A sampled token.")
       .def_readonly("id", &xs::Token::id)

@@ -28,6 +28,7 @@
 #include "exactsample/batch.hpp"
 #include "exactsample/sequence.hpp"
 #include "batch_outputs.hpp"
+#include "breakers.hpp"
 #include "call_guard.hpp"
 #include "module_inputs.hpp"
 
@@ -477,7 +478,14 @@ void RegisterSequence(py::module_& m) {
       .def_property_readonly("vocab",
                              Read("vocab", [](const xs::Sequence& s) { return s.vocab(); }))
       .def_property_readonly("params",
-                             Read("params", [](const xs::Sequence& s) { return s.params(); }),
+                             Read("params",
+                                  [](const xs::Sequence& s) {
+                                    xs::SamplingParams p = s.params();
+                                    // The sequence's own breakers go with the sequence.
+                                    p.dry_sequence_breakers =
+                                        exactsample_python::Kept(p.dry_sequence_breakers);
+                                    return p;
+                                  }),
                              "A copy of the sequence's SamplingParams.")
       .def_property_readonly(
           "prompt", Read("prompt", [](const xs::Sequence& s) { return IdArray(s.prompt()); }),

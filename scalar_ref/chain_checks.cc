@@ -106,13 +106,21 @@ std::string FieldOf(ChainStep step, const SamplingParams& p) {
 
 std::optional<Error> ChainSteps(const SamplingParams& p) {
   const std::span<const ChainStep> steps = p.chain.steps();
+  const std::string unknown(p.chain.unknown);
+  if (!unknown.empty() && steps.empty()) {
+    return Error{ErrorCode::invalid_parameter, "chain",
+                 "chain = '" + unknown + "': not a preset (spec, llama) or a list of step names"};
+  }
   bool listed[kChainSteps] = {};
   for (size_t j = 0; j < steps.size(); ++j) {
     const auto i = static_cast<size_t>(steps[j]);
     const auto error = [&](const char* why) {
       return Error{ErrorCode::invalid_parameter, "chain",
                    "chain[" + std::to_string(j) + "] = '" +
-                       std::string(chain_step_name(steps[j])) + "': " + why};
+                       (i >= kChainSteps && !unknown.empty()
+                            ? unknown
+                            : std::string(chain_step_name(steps[j]))) +
+                       "': " + why};
     };
     if (i >= kChainSteps) {
       return error("not a step (penalties, dry, top_n_sigma, top_k, typical, top_p, min_p, "

@@ -2,7 +2,10 @@
 // C++17, as llama.cpp builds.
 #include "exactsample_llama.h"
 
+#include "common_params.hpp"
+
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +32,10 @@ struct State {
   size_t vocab = 0;
   bool started = false;  // an apply since creation or reset: accepts are generated tokens
   int logprob_mode = EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN;
+  // Mirostat or adaptive-p: their state moves with each token, so a logprob
+  // asked later could not run the token's request again; ON_REQUEST
+  // computes it with the token.
+  bool stateful = false;
   Last last;
   std::vector<float> logits;        // the candidates' logits, in array order
   std::vector<int32_t> ids;         // their ids, when the array is not the dense row
@@ -120,8 +127,10 @@ exactsample_status Sample(State& s, const float* logits, const int32_t* ids, siz
     s.kept_ids.resize(kept_capacity);
     s.kept_probs.resize(kept_capacity);
   }
-  const bool every_token = s.logprob_mode == EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN;
-  const bool on_request = s.logprob_mode == EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST;
+  const bool on_request = s.logprob_mode == EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST && !s.stateful;
+  const bool every_token =
+      s.logprob_mode == EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN ||
+      (s.logprob_mode == EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST && s.stateful);
   exactsample_request request = RowRequest(s, logits, ids, n);
   double logprob = 0.0;
   request.logprob = every_token ? &logprob : nullptr;
@@ -267,6 +276,7 @@ llama_sampler* Clone(const llama_sampler* smpl) {
   }
   s->started = from.started;
   s->logprob_mode = from.logprob_mode;
+  s->stateful = from.stateful;
   s->last = from.last;
   if (from.last.logprob_pending) {  // the row its logprob's request reads
     s->logits = from.logits;
@@ -306,12 +316,41 @@ std::unique_ptr<State> NewState(const llama_vocab* vocab, const std::string& wha
   return NewState(static_cast<size_t>(llama_vocab_n_tokens(vocab)), what);
 }
 
-// V in a snapshot that restored: bytes 8 to 15, a little-endian u64
+// The little-endian u64 at `offset` of a snapshot that restored
 // (docs/sequence.md, "Snapshot format").
-uint64_t SnapshotVocab(const unsigned char* bytes) {
+uint64_t SnapshotU64(const unsigned char* bytes, size_t offset) {
   uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | bytes[8 + i];
+  for (int i = 7; i >= 0; --i) v = v << 8 | bytes[offset + i];
   return v;
+}
+
+// Whether a snapshot's parameters carry state: mirostat (the u64 at 112)
+// or adaptive_target >= 0 (the f64 at 208); version 1 has neither.
+bool SnapshotStateful(const unsigned char* bytes) {
+  if (SnapshotU64(bytes, 4) % (uint64_t{1} << 32) < 2) return false;
+  const uint64_t target_bits = SnapshotU64(bytes, 208);
+  double target = 0;
+  std::memcpy(&target, &target_bits, sizeof target);
+  return SnapshotU64(bytes, 112) != 0 || target >= 0;
+}
+
+// A sampler from a mapping `map` fills (FromCommon, FromChain), or null with
+// the mapping's problem logged.
+template <typename Map>
+llama_sampler* InitMapped(const char* what, const llama_vocab* vocab,
+                          const exactsample_llama_common* common, const exactsample_extras* extras,
+                          uint64_t seed, Map map) {
+  if (vocab == nullptr || common == nullptr) {
+    Log(std::string("exactsample: ") + what + ": " + (vocab == nullptr ? "vocab" : "common") +
+        " is NULL; no sampler made\n");
+    return nullptr;
+  }
+  exactsample_llama::Mapped mapped;
+  if (const std::string problem = map(*common, mapped); !problem.empty()) {
+    Log(std::string("exactsample: ") + what + ": " + problem + "; no sampler made\n");
+    return nullptr;
+  }
+  return exactsample_llama_init(vocab, &mapped.params, extras, seed);
 }
 
 }  // namespace
@@ -333,7 +372,67 @@ llama_sampler* exactsample_llama_init(const llama_vocab* vocab, const exactsampl
     Log("exactsample: init: " + Failure(*s, status) + "; no sampler made\n");
     return nullptr;
   }
+  // The struct was checked: its chain fields are read when it holds them.
+  s->stateful = params != nullptr && params->struct_size == sizeof *params &&
+                (params->mirostat != 0 || params->adaptive_target >= 0);
   return Wrap(std::move(s));
+}
+
+void exactsample_llama_common_init(exactsample_llama_common* c) {
+  if (c == nullptr) return;
+  // common_params_sampling's defaults (common/common.h).
+  static const char* const kBreakers[] = {"\n", ":", "\"", "*"};
+  static const char* const kSamplers[] = {"penalties", "dry",   "top_n_sigma",
+                                          "top_k",     "typ_p", "top_p",
+                                          "min_p",     "xtc",   "temperature"};
+  *c = {};
+  c->struct_size = sizeof *c;
+  c->top_k = 40;
+  c->top_p = 0.95f;
+  c->min_p = 0.05f;
+  c->typ_p = 1.0f;
+  c->temp = 0.8f;
+  c->dynatemp_range = 0.0f;
+  c->dynatemp_exponent = 1.0f;
+  c->penalty_last_n = 64;
+  c->penalty_repeat = 1.0f;
+  c->penalty_freq = 0.0f;
+  c->penalty_present = 0.0f;
+  c->dry_multiplier = 0.0f;
+  c->dry_base = 1.75f;
+  c->dry_allowed_length = 2;
+  c->dry_penalty_last_n = 64;
+  c->dry_sequence_breakers = kBreakers;
+  c->n_dry_sequence_breakers = 4;
+  c->mirostat = 0;
+  c->mirostat_tau = 5.0f;
+  c->mirostat_eta = 0.1f;
+  c->xtc_probability = 0.0f;
+  c->xtc_threshold = 0.1f;
+  c->top_n_sigma = -1.0f;
+  c->min_keep = 0;
+  c->adaptive_target = -1.0f;
+  c->adaptive_decay = 0.9f;
+  c->samplers = kSamplers;
+  c->n_samplers = 9;
+}
+
+llama_sampler* exactsample_llama_init_common(const llama_vocab* vocab,
+                                             const exactsample_llama_common* common,
+                                             const exactsample_extras* extras, uint64_t seed) {
+  return InitMapped("init_common", vocab, common, extras, seed,
+                    [&](const exactsample_llama_common& c, exactsample_llama::Mapped& m) {
+                      return exactsample_llama::FromCommon(vocab, c, m);
+                    });
+}
+
+llama_sampler* exactsample_llama_init_from_chain(const llama_vocab* vocab, llama_sampler* chain,
+                                                 const exactsample_llama_common* common,
+                                                 const exactsample_extras* extras, uint64_t seed) {
+  return InitMapped("init_from_chain", vocab, common, extras, seed,
+                    [&](const exactsample_llama_common& c, exactsample_llama::Mapped& m) {
+                      return exactsample_llama::FromChain(vocab, chain, c, m);
+                    });
 }
 
 llama_sampler* exactsample_llama_init_from_snapshot(const llama_vocab* vocab, const void* snapshot,
@@ -350,13 +449,14 @@ llama_sampler* exactsample_llama_init_from_snapshot(const llama_vocab* vocab, co
     Log("exactsample: init_from_snapshot: " + Failure(*s, status) + "; no sampler made\n");
     return nullptr;
   }
-  const uint64_t snapshot_vocab = SnapshotVocab(static_cast<const unsigned char*>(snapshot));
+  const uint64_t snapshot_vocab = SnapshotU64(static_cast<const unsigned char*>(snapshot), 8);
   if (snapshot_vocab != s->vocab) {
     Log("exactsample: init_from_snapshot: the snapshot's V = " + std::to_string(snapshot_vocab) +
         ", the vocabulary's " + std::to_string(s->vocab) + "; no sampler made\n");
     return nullptr;
   }
   s->started = generated_len > 0;
+  s->stateful = SnapshotStateful(static_cast<const unsigned char*>(snapshot));
   return Wrap(std::move(s));
 }
 

@@ -47,13 +47,107 @@ extern "C" {
 #endif
 
 /* A sampler for rows of llama_vocab_n_tokens(vocab) ids: params NULL for
- * the spec's defaults, extras (bias, masks) NULL for none, both copied; the
+ * the spec's defaults (params carries the chain and every sampler's
+ * fields, the DRY breakers as ids), extras (bias, masks) NULL for none,
+ * both copied; the
  * generator is stream(seed, EXACTSAMPLE_PURPOSE_SAMPLE). NULL, with the reason logged, when an
  * argument is bad (a parameter out of range names the field and value). */
 struct llama_sampler* exactsample_llama_init(const struct llama_vocab* vocab,
                                              const exactsample_params* params,
                                              const exactsample_extras* extras,
                                              uint64_t seed);
+
+/* llama.cpp's common sampling parameters (common_params_sampling in
+ * common/common.h), with its names, types and meaning, as a llama-server
+ * user writes them; exactsample_llama_common_init sets common's defaults.
+ * exactsample_llama_init_common maps them onto the library's fields
+ * (docs/llama-cpp.md, "Keeping a llama-server user's order"):
+ *   - samplers: common's names for the order (canonical "penalties",
+ *     "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc",
+ *     "temperature", "adaptive_p", and the aliases common takes: "top-k",
+ *     "topk", "nucleus", "temp", "typ", ...; any case). Common's own order
+ *     is the `llama` preset, any other a list. A sampler left out is off,
+ *     as llama.cpp then skips it; "adaptive_p" makes adaptive-p the
+ *     terminal (else common's dist). "infill" is refused: it needs the
+ *     tokenizer's strings (keep it a llama.cpp sampler in front).
+ *   - mirostat 1 or 2: common then runs only temp and mirostat, so every
+ *     other sampler is off and the chain is the temperature alone;
+ *     mirostat_m is common's fixed 100.
+ *   - temp < 0 is greedy (0); top_k <= 0, top_n_sigma <= 0 are off;
+ *     penalty_last_n 0 turns the penalties off and -1 (the context) is the
+ *     whole history, as is dry_penalty_last_n -1; dry_base < 1 turns DRY
+ *     off, as llama.cpp's sampler does.
+ *   - dry_sequence_breakers: strings, turned into id sequences with the
+ *     vocab as llama.cpp's llama_sampler_init_dry does (each cut to 40
+ *     bytes; docs/llama-samplers.md, "Breakers as ids"). A NULL or empty
+ *     string is refused (llama.cpp skips it with a warning).
+ * Each float widens to the double llama.cpp's float holds. Set
+ * struct_size = sizeof(exactsample_llama_common). */
+typedef struct exactsample_llama_common {
+  uint32_t struct_size;
+  int32_t top_k;
+  float top_p;
+  float min_p;
+  float typ_p;
+  float temp;
+  float dynatemp_range;
+  float dynatemp_exponent;
+  int32_t penalty_last_n;
+  float penalty_repeat;
+  float penalty_freq;
+  float penalty_present;
+  float dry_multiplier;
+  float dry_base;
+  int32_t dry_allowed_length;
+  int32_t dry_penalty_last_n;
+  const char* const* dry_sequence_breakers;
+  size_t n_dry_sequence_breakers;
+  int32_t mirostat;
+  float mirostat_tau;
+  float mirostat_eta;
+  float xtc_probability;
+  float xtc_threshold;
+  float top_n_sigma;
+  int32_t min_keep;
+  float adaptive_target;
+  float adaptive_decay;
+  const char* const* samplers;
+  size_t n_samplers;
+} exactsample_llama_common;
+
+/* Common's defaults (top_k 40, top_p 0.95, min_p 0.05, temp 0.8,
+ * penalty_last_n 64, the breakers "\n", ":", "\"", "*", common's sampler
+ * order, ...), struct_size set; the strings are static. */
+void exactsample_llama_common_init(exactsample_llama_common* common);
+
+/* A sampler from llama.cpp's common parameters (above); extras and seed as
+ * for exactsample_llama_init. NULL, with the reason logged, for a bad
+ * argument: the field and the value (an unknown sampler name, a value out
+ * of the library's range). */
+struct llama_sampler* exactsample_llama_init_common(const struct llama_vocab* vocab,
+                                                    const exactsample_llama_common* common,
+                                                    const exactsample_extras* extras,
+                                                    uint64_t seed);
+
+/* A sampler in place of an existing llama.cpp chain (llama_sampler_chain_init
+ * and _add, or common's): the order is read from the chain, by
+ * llama_sampler_chain_n, llama_sampler_chain_get and llama_sampler_name,
+ * and nothing else is, since llama.cpp's API exposes no sampler's
+ * parameters: those come from `common` (its `samplers` is not read). Names:
+ * "penalties", "dry", "top-n-sigma", "top-k", "typical", "top-p", "min-p",
+ * "xtc", "temp" (plain: dynatemp_range read as 0), "temp-ext", then one
+ * terminal, last: "dist", "mirostat" (v1), "mirostat-v2" or "adaptive-p".
+ * A "?name" (llama.cpp's placeholder for a sampler made off) turns that
+ * step off, as does a sampler the chain lacks. Refused (NULL, logged,
+ * naming chain[i] and the name): "logit-bias" (its biases are not exposed:
+ * pass them in extras), "grammar" and "infill" (they stay llama.cpp's, in
+ * front), a nested chain, any other name, and a chain with no terminal.
+ * The chain is not changed. */
+struct llama_sampler* exactsample_llama_init_from_chain(const struct llama_vocab* vocab,
+                                                        struct llama_sampler* chain,
+                                                        const exactsample_llama_common* common,
+                                                        const exactsample_extras* extras,
+                                                        uint64_t seed);
 
 /* llama_sampler_sample(smpl, ctx, idx) without its candidate array: the
  * row read in place from llama_get_logits_ith(ctx, idx) and the token
@@ -91,7 +185,9 @@ typedef enum exactsample_llama_logprob {
    * EVERY_TOKEN's logprob bit for bit, however late it asks (until the
    * next apply, sample or reset). Not asked, it costs what OFF does, plus
    * that copy in exactsample_llama_sample; asked, about one EVERY_TOKEN
-   * token more. */
+   * token more. With mirostat or adaptive-p (whose state moves with each
+   * token, so the request cannot run again later) the logprob is computed
+   * with the token, as EVERY_TOKEN does. */
   EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST = 1,
   /* Never: exactsample_llama_last's logprob is NaN. */
   EXACTSAMPLE_LLAMA_LOGPROB_OFF = 2,

@@ -29,7 +29,7 @@ Result<Chain> chain_from_preset(std::string_view name) {
 }
 
 Result<Chain> chain_from_names(std::span<const std::string_view> names) {
-  Chain chain{ChainPreset::list, 0, {}};
+  Chain chain{ChainPreset::list, 0, {}, {}};
   for (size_t j = 0; j < names.size(); ++j) {
     size_t i = 0;
     while (i < kChainSteps && kNames[i] != names[j]) ++i;

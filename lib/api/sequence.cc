@@ -24,6 +24,7 @@ bool Stateful(const SamplingParams& p) { return p.mirostat != 0 || p.adaptive_ta
 }  // namespace
 
 void Sequence::State::AppendGenerated(int32_t id) {
+  drawn.reset();
   const int64_t n = params.penalty_last_n;
   const size_t total = prompt.size() + generated.size();
   counts.Repetition(id, +1);
@@ -38,6 +39,7 @@ void Sequence::State::AppendGenerated(int32_t id) {
 }
 
 void Sequence::State::PopGenerated() {
+  drawn.reset();
   const int64_t n = params.penalty_last_n;
   const int32_t id = generated.back();
   generated.pop_back();
@@ -53,6 +55,7 @@ void Sequence::State::PopGenerated() {
 }
 
 void Sequence::State::AppendPrompt(int32_t id) {
+  drawn.reset();
   // A prompt id goes before the generated ones: it is in the window only
   // while fewer than n ids were generated, and then pushes the window's
   // oldest prompt id out.
@@ -90,7 +93,7 @@ Result<Sequence> Sequence::create(size_t vocab, const SamplingParams& params, Pc
   }
   auto state = std::unique_ptr<State>(
       new State{vocab, params, std::move(extras), rng, rng, {}, {}, detail::HistoryCounts(vocab),
-                    {}, {}, {}});
+                    {}, {}, {}, {}});
   Request probe;  // the parameters and extras, checked once
   probe.params = params;
   probe.bias = state->extras.bias();
@@ -133,8 +136,10 @@ Result<Token> Sequence::sample_with(const Step& step, Workspace& workspace,
 
 Result<Token> Sequence::sample_only(const Step& step, Workspace& workspace,
                                     const SampleOptions& options) {
-  ChainState scratch = s_->chain;  // only a token the sequence appends moves it
-  return sample_with(step, workspace, options, scratch);
+  ChainState next = s_->chain;  // only a token the sequence appends moves it
+  Result<Token> token = sample_with(step, workspace, options, next);
+  if (token) s_->drawn = State::Drawn{token->id, next};
+  return token;
 }
 
 Result<Token> Sequence::sample(const Step& step, Workspace& workspace,
@@ -150,7 +155,10 @@ Result<Token> Sequence::sample(const Step& step, Workspace& workspace,
 
 Result<std::monostate> Sequence::accept(int32_t id) {
   if (id < 0 || static_cast<size_t>(id) >= s_->vocab) return IdOutside("id", id, s_->vocab);
+  // The token sample_only drew: appended as sample appends it.
+  const std::optional<State::Drawn> drawn = s_->drawn;
   s_->AppendGenerated(id);
+  if (drawn && drawn->id == id) s_->chain = drawn->chain;
   return std::monostate{};
 }
 
@@ -177,6 +185,7 @@ Result<std::monostate> Sequence::accept_prompt(std::span<const int32_t> ids) {
 }
 
 void Sequence::reset() {
+  s_->drawn.reset();
   s_->prompt.clear();
   s_->generated.clear();
   s_->counts.Clear();
@@ -242,6 +251,8 @@ void sample_batch(std::span<Sequence* const> sequences, std::span<const Step> ro
     if (accept && results[i]) {
       seq.s_->AppendGenerated(results[i]->id);
       seq.s_->chain = next;
+    } else if (results[i]) {
+      seq.s_->drawn = Sequence::State::Drawn{results[i]->id, next};
     }
   }
 }

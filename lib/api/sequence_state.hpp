@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -20,6 +21,14 @@ struct Sequence::State {
   std::vector<int32_t> prompt, generated;
   detail::HistoryCounts counts;  // of the window params.penalty_last_n makes
   ChainState chain;  // mirostat's mu and adaptive-p's average; unset at reset
+  // The last token sample_only drew and the chain state it leads to: an
+  // accept of that id next appends it as sample would have; anything else
+  // that changes the ids drops it.
+  struct Drawn {
+    int32_t id;
+    ChainState chain;
+  };
+  std::optional<Drawn> drawn;
   // params.dry_sequence_breakers' ids, owned here (the caller's may go).
   std::vector<std::vector<int32_t>> breakers;
   std::vector<std::span<const int32_t>> breaker_views;
@@ -50,6 +59,17 @@ struct Sequence::State {
   }
   int32_t At(size_t i) const {  // id i of prompt followed by generated
     return i < prompt.size() ? prompt[i] : generated[i - prompt.size()];
+  }
+};
+
+// For the C ABI, which samples a sequence's request itself: the state
+// mirostat and adaptive-p carry, read before a token and written when the
+// sequence appends it, as Sequence::sample and sample_only do.
+struct detail::SequenceAccess {
+  static ChainState& chain(Sequence& s) { return s.s_->chain; }
+  // A token drawn without appending it, as Sequence::sample_only records it.
+  static void drew(Sequence& s, int32_t id, const ChainState& next) {
+    s.s_->drawn = Sequence::State::Drawn{id, next};
   }
 };
 

@@ -91,11 +91,17 @@ std::string StructSizeProblem(const char* type, uint32_t given, size_t expected,
                               const char* fix);
 
 // "" when p is a struct this version reads: its own size, or the size
-// before penalty_last_n (an older caller). `prefix` names what holds it
-// ("request.", "config."; "" where params is the caller's own argument).
+// before penalty_last_n or before the chain's fields (an older caller),
+// with chain enums in range and an array for every length. `prefix` names
+// what holds it ("request.", "config."; "" where params is the caller's own
+// argument). The values' ranges are the C++ checks'.
 std::string ParamsProblem(const exactsample_params& p, const std::string& prefix);
-// p's fields (penalty_last_n 0 when p's struct_size ends before it).
-SamplingParams ToParams(const exactsample_params& p);
+// The views of a C request's breakers that its SamplingParams points at;
+// the ids stay the caller's, read during the call.
+using BreakerViews = std::vector<std::span<const int32_t>>;
+// p's fields (the defaults for those p's struct_size ends before), the
+// breakers viewed in `breakers`.
+SamplingParams ToParams(const exactsample_params& p, BreakerViews& breakers);
 
 // "" when x (held by `prefix`, as for ParamsProblem) is well formed: its
 // struct_size, an array for every length, allowed_ids NULL or not empty

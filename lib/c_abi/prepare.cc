@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "exactsample/sequence.hpp"
+#include "lib/api/sequence_state.hpp"
 #include "lib/c_abi/convert.hpp"
 
 namespace exactsample::c_abi {
@@ -138,6 +139,7 @@ Problem Prepare(exactsample_sequence* sequence, const exactsample_request& c,
   out.c = &c;
   out.wants_logprob = c.logprob != nullptr;
   out.wants_kept = c.kept_count != nullptr;
+  out.stateful = false;
   out.wants_rank = c.extras != nullptr && c.extras->rank != nullptr;
   std::span<const float> f32;
   std::span<const uint16_t> words;
@@ -160,7 +162,7 @@ Problem Prepare(exactsample_sequence* sequence, const exactsample_request& c,
                 {x->allowed_bitmask, x->allowed_bitmask_words}};
   }
   if (sequence == nullptr) {
-    out.params = c.params != nullptr ? ToParams(*c.params) : SamplingParams{};
+    out.params = c.params != nullptr ? ToParams(*c.params, out.breakers) : SamplingParams{};
     out.params.top_logprobs = x != nullptr ? x->top_logprobs : 0;
     out.request = {f32, {c.prompt, c.prompt_len}, {c.generated, c.generated_len},
                    out.params, out.bias, out.mask};
@@ -176,7 +178,7 @@ Problem Prepare(exactsample_sequence* sequence, const exactsample_request& c,
     step.logits_type = *type;
     // C params carry no N: it stays the sequence's unless extras set it.
     if (c.params != nullptr || x != nullptr) {
-      out.params = c.params != nullptr ? ToParams(*c.params) : seq.params();
+      out.params = c.params != nullptr ? ToParams(*c.params, out.breakers) : seq.params();
       out.params.top_logprobs = x != nullptr ? x->top_logprobs : seq.params().top_logprobs;
       step.params = &out.params;
     }
@@ -188,12 +190,14 @@ Problem Prepare(exactsample_sequence* sequence, const exactsample_request& c,
     if (!request) return {StatusOf(request.error().code), request.error().message};
     out.request = *request;
     out.rng = &seq.rng();
+    out.chain = detail::SequenceAccess::chain(seq);
+    out.stateful = out.request.params.mirostat != 0 || out.request.params.adaptive_target >= 0;
   }
   out.rng_before = *out.rng;
   return {};
 }
 
-SampleOptions OptionsFor(const PreparedRow& row, Engine engine, int threads,
+SampleOptions OptionsFor(PreparedRow& row, Engine engine, int threads,
                          std::vector<KeptProb>* distribution) {
   SampleOptions o;
   o.engine = engine;
@@ -204,6 +208,7 @@ SampleOptions OptionsFor(const PreparedRow& row, Engine engine, int threads,
                                                 : row.c->generated_checked;
   o.distribution = row.wants_kept ? distribution : nullptr;
   o.rank = row.wants_rank;
+  if (row.sequence != nullptr) o.chain_state = &row.chain;
   return o;
 }
 
@@ -228,6 +233,9 @@ Problem Finish(PreparedRow& row, const Token& t, const std::vector<KeptProb>& di
       return {EXACTSAMPLE_OUT_OF_MEMORY,
               "out of memory appending the token (the sequence is unchanged)"};
     }
+    detail::SequenceAccess::chain(row.sequence->sequence) = row.chain;
+  } else if (row.sequence != nullptr) {
+    detail::SequenceAccess::drew(row.sequence->sequence, t.id, row.chain);
   }
   if (row.sequence == nullptr) FromPcg(row.own_rng, c.rng);
   if (c.logprob != nullptr) *c.logprob = t.logprob;

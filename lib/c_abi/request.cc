@@ -102,8 +102,8 @@ exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* cons
     for (size_t i = 0; i < rows; ++i) results[i] = {EXACTSAMPLE_OK, -1, 0.0};
     RejectRepeatedSequences(s, sequences, rows, results);
 
-    // Rows that want the distribution are sampled alone (the options hold
-    // one distribution); the others go to sample_batch together, which
+    // Rows that want the distribution or carry a sequence's chain state are
+    // sampled alone (the options hold one of each); the others go to sample_batch together, which
     // computes a logprob for all when one wants it and checks stateless
     // rows from the smallest generated_checked.
     s.batch_rows.clear();
@@ -123,7 +123,7 @@ exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* cons
         RowFails(s, i, p.status, p.message, results);
         continue;
       }
-      if (row.wants_kept) continue;
+      if (row.wants_kept || row.stateful) continue;
       s.batch_rows.push_back({row.request, row.rng});
       s.batch_index.push_back(i);
       const auto options = OptionsFor(row, s.engine, s.threads, nullptr);
@@ -144,7 +144,7 @@ exactsample_status SampleRows(exactsample_sampler& s, exactsample_sequence* cons
     }
     for (size_t i = 0; i < rows; ++i) {
       PreparedRow& row = s.prepared[i];
-      if (results[i].status != EXACTSAMPLE_OK || !row.wants_kept) continue;
+      if (results[i].status != EXACTSAMPLE_OK || !(row.wants_kept || row.stateful)) continue;
       answer(i, exactsample::sample(row.request, *row.rng, s.workspace,
                                     OptionsFor(row, s.engine, s.threads, &s.distribution)));
     }

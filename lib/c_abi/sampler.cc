@@ -52,9 +52,37 @@ const char* exactsample_status_name(exactsample_status status) {
 void exactsample_params_init(exactsample_params* params) {
   if (params == nullptr) return;
   const exactsample::SamplingParams d;
-  *params = {sizeof(exactsample_params), d.temperature, d.repetition_penalty,
-             d.presence_penalty, d.frequency_penalty, d.top_k, d.top_p, d.min_p,
-             d.penalty_last_n};
+  *params = {sizeof(exactsample_params),
+             d.temperature,
+             d.repetition_penalty,
+             d.presence_penalty,
+             d.frequency_penalty,
+             d.top_k,
+             d.top_p,
+             d.min_p,
+             d.penalty_last_n,
+             EXACTSAMPLE_CHAIN_SPEC,
+             nullptr,
+             0,
+             d.min_keep,
+             d.top_n_sigma,
+             d.typical_p,
+             d.xtc_probability,
+             d.xtc_threshold,
+             d.dry_multiplier,
+             d.dry_base,
+             d.dry_allowed_length,
+             d.dry_penalty_last_n,
+             nullptr,
+             0,
+             d.dynatemp_range,
+             d.dynatemp_exponent,
+             d.mirostat,
+             d.mirostat_tau,
+             d.mirostat_eta,
+             d.mirostat_m,
+             d.adaptive_target,
+             d.adaptive_decay};
 }
 
 exactsample_status exactsample_rng_stream(uint64_t seed, uint64_t purpose,

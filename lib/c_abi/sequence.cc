@@ -67,8 +67,10 @@ exactsample_status exactsample_sequence_create(exactsample_sampler* s,
     if (!p.empty()) return Fail(s, EXACTSAMPLE_INVALID_ARGUMENT, std::move(p));
   }
   return Guard(s, [&] {
-    exactsample::SamplingParams params =
-        config->params != nullptr ? ToParams(*config->params) : exactsample::SamplingParams{};
+    BreakerViews breakers;  // the sequence copies their ids
+    exactsample::SamplingParams params = config->params != nullptr
+                                             ? ToParams(*config->params, breakers)
+                                             : exactsample::SamplingParams{};
     exactsample::Constraints extras;
     if (config->extras != nullptr) {
       params.top_logprobs = config->extras->top_logprobs;

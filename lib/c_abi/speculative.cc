@@ -43,8 +43,9 @@ std::string RequestProblem(const int32_t* prompt, size_t prompt_len, const int32
 exactsample::Request TargetRequest(const int32_t* prompt, size_t prompt_len,
                                    const int32_t* generated, size_t generated_len,
                                    const exactsample_params& params,
-                                   const exactsample_extras* extras) {
-  exactsample::Request r{{}, {prompt, prompt_len}, {generated, generated_len}, ToParams(params)};
+                                   const exactsample_extras* extras, BreakerViews& breakers) {
+  exactsample::Request r{{}, {prompt, prompt_len}, {generated, generated_len},
+                         ToParams(params, breakers)};
   if (extras != nullptr) {
     const exactsample_extras& x = *extras;
     r.params.top_logprobs = x.top_logprobs;
@@ -81,6 +82,7 @@ std::string Rows(const char* field, const float* const* rows, const float* matri
 // `spans`), or what is wrong.
 struct DraftViews {
   std::vector<std::span<const float>> target, draft;
+  BreakerViews target_breakers, draft_breakers;
   exactsample::Drafts drafts;
 };
 
@@ -110,7 +112,7 @@ std::string View(const exactsample_drafts* d, DraftViews& v) {
     }
   }
   v.drafts = {v.target, v.draft, {d->draft_ids, d->gamma},
-              d->draft_params != nullptr ? std::optional(ToParams(*d->draft_params))
+              d->draft_params != nullptr ? std::optional(ToParams(*d->draft_params, v.draft_breakers))
                                          : std::nullopt};
   return {};
 }
@@ -175,7 +177,8 @@ std::string Prepare(const exactsample_verification& a, Prepared& p) {
 }
 
 exactsample::Verification ToVerification(const exactsample_verification& a, Prepared& p) {
-  return {TargetRequest(a.prompt, a.prompt_len, a.generated, a.generated_len, *a.params, a.extras),
+  return {TargetRequest(a.prompt, a.prompt_len, a.generated, a.generated_len, *a.params, a.extras,
+                        p.views.target_breakers),
           p.views.drafts, &p.rng};
 }
 
@@ -216,8 +219,9 @@ exactsample_status exactsample_distribution(exactsample_sampler* s, const float*
     return Bad(s, p);
   }
   return Guard(s, [&] {
+    BreakerViews breakers;
     exactsample::Request r =
-        TargetRequest(prompt, prompt_len, generated, generated_len, *params, extras);
+        TargetRequest(prompt, prompt_len, generated, generated_len, *params, extras, breakers);
     r.logits = {logits, vocab};
     const auto d = exactsample::distribution(r, s->workspace,
                                              {.engine = s->engine, .threads = s->threads});

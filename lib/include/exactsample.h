@@ -55,6 +55,36 @@ typedef enum exactsample_purpose {
   EXACTSAMPLE_PURPOSE_MAX_ENUM = 0x7fffffff
 } exactsample_purpose;
 
+/* The chain's steps (docs/llama-samplers.md, "The chain") and presets:
+ * EXACTSAMPLE_CHAIN_SPEC the spec's order, _LLAMA llama.cpp's common order,
+ * _LIST the steps a request lists. An int that is none of these values is
+ * EXACTSAMPLE_INVALID_ARGUMENT, as for logits_type. */
+typedef enum exactsample_chain_step {
+  EXACTSAMPLE_STEP_PENALTIES = 0,
+  EXACTSAMPLE_STEP_DRY = 1,
+  EXACTSAMPLE_STEP_TOP_N_SIGMA = 2,
+  EXACTSAMPLE_STEP_TOP_K = 3,
+  EXACTSAMPLE_STEP_TYPICAL = 4,
+  EXACTSAMPLE_STEP_TOP_P = 5,
+  EXACTSAMPLE_STEP_MIN_P = 6,
+  EXACTSAMPLE_STEP_XTC = 7,
+  EXACTSAMPLE_STEP_TEMPERATURE = 8,
+  EXACTSAMPLE_STEP_MAX_ENUM = 0x7fffffff
+} exactsample_chain_step;
+
+typedef enum exactsample_chain_preset {
+  EXACTSAMPLE_CHAIN_SPEC = 0,
+  EXACTSAMPLE_CHAIN_LLAMA = 1,
+  EXACTSAMPLE_CHAIN_LIST = 2,
+  EXACTSAMPLE_CHAIN_MAX_ENUM = 0x7fffffff
+} exactsample_chain_preset;
+
+/* A list of ids: len entries at ids (NULL only with len 0). */
+typedef struct exactsample_ids {
+  const int32_t* ids;
+  size_t len;
+} exactsample_ids;
+
 /* Set struct_size = sizeof(exactsample_params) (exactsample_params_init
  * does, with the spec's defaults); later versions only append fields. */
 typedef struct exactsample_params {
@@ -72,6 +102,37 @@ typedef struct exactsample_params {
    * frequency over the counts in the last n generated tokens. A struct_size
    * that ends before this field (an older caller) reads as 0. */
   int64_t penalty_last_n;
+  /* The chain and llama.cpp's samplers (docs/llama-samplers.md), with the
+   * C++ SamplingParams' names; each default turns its step off. A
+   * struct_size that ends at penalty_last_n (an older caller) reads them
+   * all as these defaults. */
+  /* An exactsample_chain_preset: EXACTSAMPLE_CHAIN_SPEC (the default), _LLAMA,
+   * or _LIST: the chain_len steps of chain_steps (exactsample_chain_step
+   * values), read only then. */
+  int32_t chain_preset;
+  const int32_t* chain_steps;
+  size_t chain_len;
+  int64_t min_keep;         /* 0 */
+  double top_n_sigma;       /* 0.0 = off */
+  double typical_p;         /* 1.0 = off */
+  double xtc_probability;   /* 0.0 = off */
+  double xtc_threshold;     /* 0.1; above 0.5 = off */
+  double dry_multiplier;    /* 0.0 = off */
+  double dry_base;          /* 1.75 */
+  int64_t dry_allowed_length; /* 2 */
+  int64_t dry_penalty_last_n; /* 64; 0 = off */
+  /* dry_sequence_breakers_len breakers, each 1 to 21 ids; read, never
+   * written, during the call (a sequence keeps its own copy). */
+  const exactsample_ids* dry_sequence_breakers;
+  size_t dry_sequence_breakers_len;
+  double dynatemp_range;    /* 0.0 = off */
+  double dynatemp_exponent; /* 1.0 */
+  int64_t mirostat;         /* 0 = off; 1 or 2: the terminal is mirostat v1 or v2 */
+  double mirostat_tau;      /* 5.0 */
+  double mirostat_eta;      /* 0.1 */
+  int64_t mirostat_m;       /* 100 */
+  double adaptive_target;   /* -1.0; below 0 = off */
+  double adaptive_decay;    /* 0.9 */
 } exactsample_params;
 
 /* The request generator (PCG32) as plain fields, so a prefill worker can

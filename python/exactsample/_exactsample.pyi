@@ -72,6 +72,27 @@ class SamplingParams:
     min_p: float
     top_logprobs: int
     penalty_last_n: int
+    # The chain: "spec", "llama" or a list of step names (docs/llama-samplers.md).
+    chain: Union[str, list[str]]
+    min_keep: int
+    top_n_sigma: float
+    typical_p: float
+    xtc_probability: float
+    xtc_threshold: float
+    dry_multiplier: float
+    dry_base: float
+    dry_allowed_length: int
+    dry_penalty_last_n: int
+    dynatemp_range: float
+    dynatemp_exponent: float
+    mirostat: int
+    mirostat_tau: float
+    mirostat_eta: float
+    mirostat_m: int
+    adaptive_target: float
+    adaptive_decay: float
+    # DRY's breakers: a list of id lists, each 1 to 21 ids.
+    dry_sequence_breakers: list[list[int]]
     def __init__(
         self,
         *,
@@ -84,6 +105,25 @@ class SamplingParams:
         min_p: float = 0.0,
         top_logprobs: int = 0,
         penalty_last_n: int = 0,
+        chain: Union[str, SequenceOf[str]] = "spec",
+        min_keep: int = 0,
+        top_n_sigma: float = 0.0,
+        typical_p: float = 1.0,
+        xtc_probability: float = 0.0,
+        xtc_threshold: float = 0.1,
+        dry_multiplier: float = 0.0,
+        dry_base: float = 1.75,
+        dry_allowed_length: int = 2,
+        dry_penalty_last_n: int = 64,
+        dynatemp_range: float = 0.0,
+        dynatemp_exponent: float = 1.0,
+        mirostat: int = 0,
+        mirostat_tau: float = 5.0,
+        mirostat_eta: float = 0.1,
+        mirostat_m: int = 100,
+        adaptive_target: float = -1.0,
+        adaptive_decay: float = 0.9,
+        dry_sequence_breakers: SequenceOf[SequenceOf[int]] = (),
     ) -> None: ...
 
 class Token:

@@ -239,6 +239,47 @@ TEST(Chain, ASequenceCarriesMirostatAndAdaptiveState) {
   }
 }
 
+// sample_only then accept of the drawn id is sample, the state included;
+// an accept of another id, or anything changing the ids in between, leaves
+// the state where it was (as a forced token does).
+TEST(Chain, SampleOnlyThenAcceptIsSample) {
+  SamplingParams p;
+  p.mirostat = 1;
+  p.mirostat_tau = 2.0;
+  p.mirostat_eta = 0.5;
+  const std::vector<Token> want = Stateless(p, 9, 16);
+  auto made = Sequence::create(kRow.size(), p, stream(9, Purpose::sample));
+  ASSERT_TRUE(made);
+  Sequence seq = std::move(*made);
+  ASSERT_TRUE(seq.accept_prompt(kPrompt));
+  Workspace ws;
+  std::vector<Token> got;
+  for (int i = 0; i < 16; ++i) {
+    const Result<Token> t = seq.sample_only({.logits = kRow}, ws);
+    ASSERT_TRUE(t);
+    got.push_back(*t);
+    ASSERT_TRUE(seq.accept(t->id));
+  }
+  EXPECT_EQ(got, want);
+
+  // Two copies: one accepts the drawn id, one another id then the drawn one.
+  Sequence a = seq, b = seq;
+  const Result<Token> ta = a.sample_only({.logits = kRow}, ws);
+  const Result<Token> tb = b.sample_only({.logits = kRow}, ws);
+  ASSERT_TRUE(ta && tb);
+  ASSERT_TRUE(a.accept(ta->id));
+  ASSERT_TRUE(b.accept((tb->id + 1) % static_cast<int32_t>(kRow.size())));
+  ASSERT_TRUE(b.truncate(b.generated().size() - 1));
+  ASSERT_TRUE(b.accept(tb->id));  // not the draw's accept any more
+  EXPECT_EQ(a.generated().back(), b.generated().back());
+  Sequence fresh = seq;
+  fresh.rng() = b.rng();              // past the draw
+  ASSERT_TRUE(fresh.accept(ta->id));  // a forced token: the state stays
+  const std::vector<Token> after_b = Tokens(b, 6);
+  EXPECT_EQ(after_b, Tokens(fresh, 6));
+  EXPECT_NE(after_b, Tokens(a, 6));
+}
+
 // The sequence keeps its own breakers: the caller's may go.
 TEST(Chain, ASequenceOwnsItsBreakers) {
   SamplingParams p;

@@ -357,14 +357,16 @@ def refusals():
                     failures.append(f"{what} {given}: {str(e)!r}, want {message!r}")
 
 
-def program_refusals(cli):
-    """The program refuses each row of the page's table with the same
-    message, on both engines (rows whose values JSON cannot hold, NaN and
-    inf, are the transcription's alone)."""
-    rows = [(given, message) for given, message in REFUSED
-            if all(not (isinstance(v, float) and not math.isfinite(v)) for v in given.values())]
-    cases = [{"name": str(i), "logits": [0.0, 0.0, 0.0, 0.0], "prompt": [1, 2, 3] * 3,
-              "seed": 5, "steps": 1, "params": given} for i, (given, _) in enumerate(rows)]
+def refused_cases(params_list, prompt):
+    return [{"name": str(i), "logits": [0.0, 0.0, 0.0, 0.0], "prompt": prompt, "seed": 5,
+             "steps": 1, "params": given} for i, given in enumerate(params_list)]
+
+
+def replay_refused(cli, cases):
+    """The program's replay lines of `cases`, each expected refused, for each
+    engine: [(engine, lines)], a failure recorded for an engine whose run
+    does not refuse them all."""
+    out = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "refused.json")
         replay_cases.write_cases(path, cases)
@@ -372,13 +374,67 @@ def program_refusals(cli):
             proc = subprocess.run([cli, "replay", path, "--engine", engine],
                                   capture_output=True, text=True)
             lines = [json.loads(a) for a in proc.stdout.splitlines()]
-            if proc.returncode != 1 or len(lines) != len(rows):
+            if proc.returncode != 1 or len(lines) != len(cases):
                 failures.append(f"{engine}: replay exited {proc.returncode} with {len(lines)} "
-                                f"lines for {len(rows)} refused cases")
+                                f"lines for {len(cases)} refused cases")
                 continue
-            for (given, message), line in zip(rows, lines):
-                if line.get("error") != message:
-                    failures.append(f"{engine} {given}: {line.get('error')!r}, want {message!r}")
+            out.append((engine, lines))
+    return out
+
+
+def program_refusals(cli):
+    """The program refuses each row of the page's table with the same
+    message, on both engines (rows whose values JSON cannot hold, NaN and
+    inf, are the transcription's alone)."""
+    rows = [(given, message) for given, message in REFUSED
+            if all(not (isinstance(v, float) and not math.isfinite(v)) for v in given.values())]
+    cases = refused_cases([given for given, _ in rows], [1, 2, 3] * 3)
+    for engine, lines in replay_refused(cli, cases):
+        for (given, message), line in zip(rows, lines):
+            if line.get("error") != message:
+                failures.append(f"{engine} {given}: {line.get('error')!r}, want {message!r}")
+
+
+# Several faults in one request: the first in the page's order is reported
+# (docs/llama-samplers.md, Bad input: the spec's fields, then the table's
+# rows in order, the chain after the other fields and before the
+# mirostat rows), the chain's unknown names included.
+SEVERAL_FAULTS = [
+    ({"min_keep": -1, "chain": ["topk"]}, "min_keep = -1: must be >= 0"),
+    ({"temperature": -1.0, "chain": ["top_k", "topk"]}, None),  # the spec's field first
+    ({"mirostat": 9, "chain": ["penalties", "nope"]}, "mirostat = 9: must be 0, 1 or 2"),
+    ({"adaptive_decay": 1.0, "chain": "fast"}, "adaptive_decay = 1.0: must be in [0, 0.99]"),
+    ({"chain": ["top_k", "topk"], "mirostat": 2, "top_k": 5}, "chain[1] = 'topk': not a step "
+     "(penalties, dry, top_n_sigma, top_k, typical, top_p, min_p, xtc, temperature)"),
+    ({"chain": ["top_k", "top_k", "topk"]}, "chain[1] = 'top_k': listed twice"),
+    ({"chain": "fast", "dry_sequence_breakers": [[]]}, "dry_sequence_breakers[0]: empty"),
+    ({"chain": "fast", "mirostat": 2, "top_k": 5}, "chain = 'fast': not a preset (spec, llama) "
+     "or a list of step names"),
+]
+
+
+def program_fault_order(cli):
+    """The program and the transcription report the same fault of several,
+    the page's first; the cases whose first fault is not the chain's would
+    show a reader that refuses an unknown name at once."""
+    cases = refused_cases([given for given, _ in SEVERAL_FAULTS], [1, 2, 3])
+    wants = []
+    for case, (given, message) in zip(cases, SEVERAL_FAULTS):
+        want = s.replay_case(case).get("error")
+        if message is not None and want != message:
+            failures.append(f"transcription {given}: {want!r}, want {message!r}")
+        wants.append(want)
+    if not any(w is not None and not w.startswith("chain") for w in wants):
+        failures.append("no case whose first fault comes before the chain's")
+    for engine, lines in replay_refused(cli, cases):
+        for (given, message), want, line in zip(SEVERAL_FAULTS, wants, lines):
+            got = line.get("error")
+            # A spec field's value is written as the library writes it
+            # ("-1"), Python's repr aside ("-1.0"): the field must agree.
+            same = (got == want if message is not None
+                    else (got or "").split(" = ")[0] == (want or "").split(" = ")[0])
+            if not same:
+                failures.append(f"{engine} {given}: {got!r}, want {want!r}")
 
 
 def replay_carries_state():
@@ -407,6 +463,7 @@ def main():
     every_order(args.cases)
     refusals()
     program_refusals(args.cli)
+    program_fault_order(args.cli)
     replay_carries_state()
     for f in failures:
         print(f)

@@ -6,6 +6,7 @@ the reference engine and on the fast engine on every supported target."""
 import json
 import os
 
+import numpy as np
 import pytest
 
 import exactsample as xs
@@ -17,14 +18,14 @@ def chain_cases():
         return json.load(f)["cases"]
 
 
-# Mirostat and adaptive-p carry state a stateless call starts afresh, and the
-# module takes no breakers yet: those cases are the C++ program's.
-STATELESS = [c for c in chain_cases()
-             if not {"mirostat", "adaptive_target", "dry_sequence_breakers"} & set(c["params"])]
+# Mirostat and adaptive-p carry state a stateless call starts afresh: those
+# cases are the C++ program's.
+STATELESS = [c for c in chain_cases() if not {"mirostat", "adaptive_target"} & set(c["params"])]
 
 
 def test_stateless_fixture_cases(engine):
-    assert len(STATELESS) >= 15
+    assert len(STATELESS) >= 17
+    assert {"dry_breakers", "bad_breaker"} <= {c["name"] for c in STATELESS}
     for case in STATELESS:
         got = module_replay(case, engine)
         if "error" in case:
@@ -56,3 +57,54 @@ def test_chain_errors():
         xs.SamplingParams(chain=3)
     with pytest.raises(TypeError, match="mirostat: expected an int"):
         xs.SamplingParams(mirostat=1.5)
+
+
+def test_breakers_values():
+    assert xs.SamplingParams().dry_sequence_breakers == []
+    p = xs.SamplingParams(dry_multiplier=1.5, dry_sequence_breakers=[[5], (3, 4)])
+    assert p.dry_sequence_breakers == [[5], [3, 4]]
+    assert "dry_sequence_breakers=[[5], [3, 4]]" in repr(p)
+    q = xs.SamplingParams(dry_multiplier=1.5)
+    assert p != q
+    q.dry_sequence_breakers = [[5], [3, 4]]
+    assert p == q
+    q.dry_sequence_breakers = [[5], [3]]
+    assert p != q
+
+
+def test_breakers_type_errors():
+    for bad, where in [(5, ""), ([5], r"\[0\]"), ([[1], [2.5]], r"\[1\]"), ([[True]], r"\[0\]")]:
+        with pytest.raises(TypeError, match="dry_sequence_breakers" + where + ": expected a list of id lists"):
+            xs.SamplingParams(dry_sequence_breakers=bad)
+    with pytest.raises(ValueError, match=r"dry_sequence_breakers\[0\]: id 4294967296 is outside int32"):
+        xs.SamplingParams(dry_sequence_breakers=[[2 ** 32]])
+
+
+def test_breakers_bad_values_are_the_pages():
+    logits = np.array([0.5, 1.5, -1.0, 0.25], dtype=np.float32)
+    for breakers, message in [
+            ([[]], "dry_sequence_breakers[0]: empty"),
+            ([[1], [0] * 22], "dry_sequence_breakers[1]: 22 ids, at most 21"),
+            ([[1], [1], [9]], "dry_sequence_breakers[2][0] = 9: outside [0, 4)")]:
+        p = xs.SamplingParams(dry_multiplier=1.0, dry_sequence_breakers=breakers)
+        rng = xs.stream(1)
+        with pytest.raises(xs.SampleError) as e:
+            xs.sample(logits, p, rng)
+        assert str(e.value) == message
+        assert rng.draws_u32 == 0
+
+
+# A sequence copies its breakers; its params' copy outlives it.
+def test_sequence_breakers_outlive_their_sources():
+    logits = np.array([0.5, 1.5, -1.0, 0.25, 2.0, 0.1], dtype=np.float32)
+    p = xs.SamplingParams(dry_multiplier=2.0, dry_allowed_length=1, dry_sequence_breakers=[[4]])
+    seq = xs.Sequence(6, p, seed=3)
+    p.dry_sequence_breakers = [[1]]
+    kept = seq.params
+    del seq
+    assert kept.dry_sequence_breakers == [[4]]
+    seq = xs.Sequence(6, kept, seed=3)
+    other = xs.Sequence(6, xs.SamplingParams(dry_multiplier=2.0, dry_allowed_length=1), seed=3)
+    got = [seq.sample(logits).id for _ in range(12)]
+    without = [other.sample(logits).id for _ in range(12)]
+    assert got != without  # the breaker changed something, or the test shows nothing

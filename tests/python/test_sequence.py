@@ -123,9 +123,12 @@ def test_long_histories(window):
             assert state(seq.rng) == state(ref.rng)
 
 
-def test_sample_only_then_accept_is_sample():
+# Mirostat and adaptive-p too: an accept of the drawn id moves their state as
+# sample does (the snapshot holds it).
+@pytest.mark.parametrize("params", [PARAMS[1], xs.SamplingParams(mirostat=2, mirostat_eta=0.5),
+                                    xs.SamplingParams(adaptive_target=0.3)])
+def test_sample_only_then_accept_is_sample(params):
     gen = np.random.default_rng(3)
-    params = PARAMS[1]
     a, b = xs.Sequence(500, params, seed=9), xs.Sequence(500, params, seed=9)
     for _ in range(30):
         logits = row(gen, 500)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "tools/lib/input_file.hpp"
@@ -141,10 +142,26 @@ int64_t* IntegerField(SamplingParams& p, const std::string& key) {
   return Named(fields, key);
 }
 
+// The step a name is, or nullopt.
+std::optional<ChainStep> StepNamed(std::string_view name) {
+  for (size_t i = 0; i < kChainSteps; ++i) {
+    if (chain_step_name(static_cast<ChainStep>(i)) == name) return static_cast<ChainStep>(i);
+  }
+  return std::nullopt;
+}
+
 // "chain": a preset's name or a list of step names (tools/spec_sampler.py's
-// read_chain; the names are checked by the sampler's words).
-Result<Chain> ParseChain(const json& v) {
-  if (v.is_string()) return chain_from_preset(v.get<std::string>());
+// read_chain; the names are checked by the sampler's words). With `lists`,
+// an unknown name is kept there and refused by the checks in the page's
+// order, after the other fields (Chain::unknown); without, it is refused
+// here.
+Result<Chain> ParseChain(const json& v, BiasAndMaskLists* lists) {
+  if (v.is_string()) {
+    Result<Chain> chain = chain_from_preset(v.get<std::string>());
+    if (chain || lists == nullptr) return chain;
+    lists->chain_unknown = v.get<std::string>();
+    return Chain{ChainPreset::list, 0, {}, {}};
+  }
   const bool names = v.is_array() && std::all_of(v.begin(), v.end(), [](const json& a) {
                        return a.is_string();
                      });
@@ -153,7 +170,21 @@ Result<Chain> ParseChain(const json& v) {
   std::vector<std::string> owned;
   for (const json& a : v) owned.push_back(a.get<std::string>());
   const std::vector<std::string_view> views(owned.begin(), owned.end());
-  return chain_from_names(views);
+  Result<Chain> chain = chain_from_names(views);
+  if (chain || lists == nullptr) return chain;
+  // The list up to its first unknown name, which a step past the last
+  // marks (a longer list repeats a step among the entries kept).
+  Chain kept{ChainPreset::list, 0, {}, {}};
+  for (const std::string& name : owned) {
+    if (kept.count == kept.list.size()) break;
+    const std::optional<ChainStep> step = StepNamed(name);
+    kept.list[kept.count++] = step.value_or(static_cast<ChainStep>(kChainSteps));
+    if (!step) {
+      lists->chain_unknown = name;
+      break;
+    }
+  }
+  return kept;
 }
 
 }  // namespace
@@ -171,7 +202,7 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
       if (!r) return r.error();
       *integer = *r;
     } else if (key == "chain") {
-      auto chain = ParseChain(value);
+      auto chain = ParseChain(value, lists);
       if (!chain) return chain.error();
       p.chain = *chain;
     } else if (lists != nullptr && key == "dry_sequence_breakers") {

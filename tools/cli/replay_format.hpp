@@ -33,9 +33,13 @@ struct BiasAndMaskLists {
   std::vector<double> bias_values;
   std::vector<int32_t> allowed, banned;
   std::vector<std::vector<int32_t>> breakers;
+  // A chain name the reader could not read, refused by the checks in the
+  // page's order (Chain::unknown views it).
+  std::string chain_unknown;
 
   Request With(const Request& request) const {
     Request out = request;
+    if (!chain_unknown.empty()) out.params.chain.unknown = chain_unknown;
     out.bias = {bias_ids, bias_values};
     out.mask.allowed = allowed;
     out.mask.banned = banned;

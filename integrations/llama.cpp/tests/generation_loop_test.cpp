@@ -345,23 +345,42 @@ TEST(LlamaLoop, ApplySetsSelectedAndProbabilities) {
   }
 }
 
-// docs/llama-cpp.md's ten lines (ten_lines.c, C99): the token and logprob
-// are the direct call's with the same parameters.
-TEST(LlamaLoop, TheDocumentedTenLines) {
+// A function of ten_lines.c: the page's lines as written.
+using Lines = llama_token (*)(const llama_model*, llama_context*, const llama_token*, int,
+                              uint64_t, double*, llama_sampler**);
+
+// `lines` sample the token and logprob the direct call gives with `params`.
+void ExpectLinesAreTheDirectCall(Lines lines, const exactsample_params& params) {
   const uint32_t V = kLlama3V;
   Loop l(V);
   const float* logits = llama_get_logits_ith(l.ctx, -1);
   const std::vector<float> row(logits, logits + V);
   double logprob = 0.0;
   llama_sampler* smpl = nullptr;
-  const llama_token id = ten_lines(loop::Model(V), l.ctx, kPrompt.data(),
-                                   static_cast<int>(kPrompt.size()), 42, &logprob, &smpl);
+  const llama_token id = lines(loop::Model(V), l.ctx, kPrompt.data(),
+                               static_cast<int>(kPrompt.size()), 42, &logprob, &smpl);
   ASSERT_NE(smpl, nullptr);
-  loop::Direct direct(loop::Params(0.8, 1.1, 0.0, 0.0, 40, 0.95, 0.05, 64), nullptr, 42, kPrompt);
+  loop::Direct direct(params, nullptr, 42, kPrompt);
   const exactsample_token want = direct.Next(row);
   EXPECT_EQ(id, want.id);
   EXPECT_EQ(Bits(logprob), Bits(want.logprob));
   llama_sampler_free(smpl);
+}
+
+// docs/llama-cpp.md's ten lines (ten_lines.c, C99): the direct call's token
+// and logprob with the same parameters.
+TEST(LlamaLoop, TheDocumentedTenLines) {
+  ExpectLinesAreTheDirectCall(ten_lines, loop::Params(0.8, 1.1, 0.0, 0.0, 40, 0.95, 0.05, 64));
+}
+
+// The page's lines for a llama-server user's order (server_lines): the llama
+// preset with common's values, written here as the mapping documents them.
+TEST(LlamaLoop, TheDocumentedServerLines) {
+  exactsample_params p = loop::Params(0.7f, 1.1f, 0.0, 0.0, 40, 0.95f, 0.05f, 64);
+  p.chain_preset = EXACTSAMPLE_CHAIN_LLAMA;
+  p.xtc_probability = 0.5f;
+  p.xtc_threshold = 0.1f;
+  ExpectLinesAreTheDirectCall(server_lines, p);
 }
 
 }  // namespace

@@ -147,6 +147,18 @@ TEST_P(LogprobModes, SameTokensAndLogprobBits) {
     SCOPED_TRACE("path " + std::to_string(static_cast<int>(path)));
     ThreeModes(V, path, loop::Params(0.8, 1.1, 0.0, 0.0, 40, 0.95, 0.05, 64), nullptr, 40);
     ThreeModes(V, path, loop::Params(1.0, 1.0, 0.5, 0.3, 0, 0.9, 0.0, 0), &te.extras, 20);
+    // The chain's samplers; mirostat and adaptive-p carry state from token
+    // to token, which ON_REQUEST's later request must not see moved.
+    exactsample_params chain = loop::Params(0.9, 1.1, 0.0, 0.0, 60, 0.95, 0.02, 32);
+    chain.chain_preset = EXACTSAMPLE_CHAIN_LLAMA;
+    chain.dry_multiplier = 0.8, chain.typical_p = 0.97, chain.xtc_probability = 0.3;
+    ThreeModes(V, path, chain, nullptr, 20);
+    exactsample_params mirostat = loop::Params(0.9, 1.0, 0.0, 0.0, 0, 1.0, 0.0, 0);
+    mirostat.mirostat = 2, mirostat.mirostat_tau = 1.0, mirostat.mirostat_eta = 2.0;
+    ThreeModes(V, path, mirostat, nullptr, 20);
+    exactsample_params adaptive = loop::Params(1.0, 1.0, 0.0, 0.0, 0, 1.0, 0.0, 0);
+    adaptive.adaptive_target = 0.9, adaptive.adaptive_decay = 0.0;
+    ThreeModes(V, path, adaptive, nullptr, 20);
   }
   EXPECT_TRUE(loop::TakeErrors().empty());
 }

@@ -1,4 +1,4 @@
-/* The ten lines of docs/llama-cpp.md as a function (ten_lines.c, C99), so
+/* The ten lines of docs/llama-cpp.md as functions (ten_lines.c, C99), so
  * that llama_loop_test runs them as written. */
 #ifndef EXACTSAMPLE_LLAMA_TESTS_TEN_LINES_H_
 #define EXACTSAMPLE_LLAMA_TESTS_TEN_LINES_H_
@@ -15,6 +15,12 @@ extern "C" {
 llama_token ten_lines(const struct llama_model* model, struct llama_context* ctx,
                       const llama_token* prompt, int n_prompt, uint64_t seed, double* logprob,
                       struct llama_sampler** sampler);
+
+/* The same with the lines that keep a llama-server user's order
+ * (exactsample_llama_init_common). */
+llama_token server_lines(const struct llama_model* model, struct llama_context* ctx,
+                         const llama_token* prompt, int n_prompt, uint64_t seed, double* logprob,
+                         struct llama_sampler** sampler);
 
 #ifdef __cplusplus
 }

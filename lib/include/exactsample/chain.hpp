@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <string_view>
 
 namespace exactsample {
 
@@ -47,10 +48,15 @@ struct Chain {
   ChainPreset preset = ChainPreset::spec;
   uint8_t count = 0;  // of `list`, with ChainPreset::list
   std::array<ChainStep, kChainSteps + 1> list{};
+  // A name a reader of names kept to be refused in the page's order (Bad
+  // input: after the other fields' checks), not owned: the step at the first
+  // list entry past the last ChainStep, or, in a list of no entries, the
+  // preset. Empty for every chain built from ChainSteps.
+  std::string_view unknown = {};
 
-  static constexpr Chain Llama() { return Chain{ChainPreset::llama, 0, {}}; }
+  static constexpr Chain Llama() { return Chain{ChainPreset::llama, 0, {}, {}}; }
   static constexpr Chain List(std::initializer_list<ChainStep> steps) {
-    Chain c{ChainPreset::list, 0, {}};
+    Chain c{ChainPreset::list, 0, {}, {}};
     for (const ChainStep s : steps) {
       if (c.count == c.list.size()) break;
       c.list[c.count++] = s;

@@ -30,6 +30,10 @@
 namespace exactsample {
 
 struct Drafts;    // exactsample/speculative.hpp
+namespace detail {
+// The C ABI's way to a sequence's chain state (lib/api/sequence_state.hpp).
+struct SequenceAccess;
+}  // namespace detail
 struct Verified;
 
 // A request's logit bias and mask, owned (Request's spans view them).
@@ -73,7 +77,8 @@ class EXACTSAMPLE_API Sequence {
   Result<Token> sample(const Step& step, Workspace& workspace,
                        const SampleOptions& options = {});
   // Samples without appending (the generator advances): for loops that
-  // accept after the fact.
+  // accept after the fact. An accept of the id it drew, before anything
+  // else changes the ids, moves the chain state as sample does.
   Result<Token> sample_only(const Step& step, Workspace& workspace,
                             const SampleOptions& options = {});
   // The Request a step makes of this sequence (its views stay valid until
@@ -111,6 +116,7 @@ class EXACTSAMPLE_API Sequence {
   struct State;  // defined inside the library
 
  private:
+  friend struct detail::SequenceAccess;
   friend EXACTSAMPLE_API Result<Verified> verify(Sequence&, const Drafts&, Workspace&,
                                                  const SampleOptions&);
   friend EXACTSAMPLE_API void sample_batch(std::span<Sequence* const>, std::span<const Step>,
