@@ -68,28 +68,11 @@ void Terminal(Chosen& c, const SamplingParams& p, size_t vocab) {
 
 }  // namespace
 
-Result<Chosen> RunChain(Logits l, const Request& request, Pcg32& rng, const ChainState& state) {
+std::optional<Error> RunSteps(std::span<const ChainStep> steps, Logits& l, Ids& kept,
+                              const Request& request, Pcg32& rng, Chosen& c) {
   const SamplingParams& p = request.params;
-  Chosen c;
-  c.state = state;
-  Ids kept;
-  for (size_t i = 0; i < l.size(); ++i) {
-    if (l[i] != -INFINITY) kept.push_back(static_cast<int32_t>(i));
-  }
-  bool taken = false;
-  // The logprob is taken before the first step that is on and changes
-  // neither by penalties nor by DRY (K is then every finite id).
-  const auto take = [&] {
-    const Softmax all = SoftmaxOver(l, kept);
-    c.at_logprob = l;
-    c.max = all.max;
-    c.z = all.z;
-    taken = true;
-  };
-  for (const ChainStep step : p.chain.steps()) {
-    const bool on = IsOn(step, p);
-    if (on && !taken && step != ChainStep::penalties && step != ChainStep::dry) take();
-    if (on) switch (step) {
+  for (const ChainStep step : steps) {
+    if (IsOn(step, p)) switch (step) {
       case ChainStep::penalties: {
         Penalties(l, request);
         Result<Ids> k = Changed(l, kept, step, p);
@@ -127,7 +110,7 @@ Result<Chosen> RunChain(Logits l, const Request& request, Pcg32& rng, const Chai
             if (l[i] > l[best]) best = i;
           }
           c.greedy = best;
-          return c;
+          return std::nullopt;
         }
         if (auto e = Divide(l, kept, *t, p)) return *e;
         kept = Finite(l, kept);
@@ -138,7 +121,33 @@ Result<Chosen> RunChain(Logits l, const Request& request, Pcg32& rng, const Chai
     if (step == ChainStep::top_p) c.kept_top_p = kept;
     if (step == ChainStep::min_p) c.kept_min_p = kept;
   }
-  if (!taken) take();
+  return std::nullopt;
+}
+
+Result<Chosen> RunChain(Logits l, const Request& request, Pcg32& rng, const ChainState& state) {
+  const SamplingParams& p = request.params;
+  Chosen c;
+  c.state = state;
+  Ids kept;
+  for (size_t i = 0; i < l.size(); ++i) {
+    if (l[i] != -INFINITY) kept.push_back(static_cast<int32_t>(i));
+  }
+  // The logprob is taken before the first step that is on and changes
+  // neither by penalties nor by DRY (K is then every finite id), or after
+  // the last step.
+  const std::span<const ChainStep> steps = p.chain.steps();
+  size_t first = 0;
+  while (first < steps.size() && !(IsOn(steps[first], p) && steps[first] != ChainStep::penalties &&
+                                   steps[first] != ChainStep::dry)) {
+    ++first;
+  }
+  if (auto e = RunSteps(steps.first(first), l, kept, request, rng, c)) return *e;
+  const Softmax all = SoftmaxOver(l, kept);
+  c.at_logprob = l;
+  c.max = all.max;
+  c.z = all.z;
+  if (auto e = RunSteps(steps.subspan(first), l, kept, request, rng, c)) return *e;
+  if (c.greedy) return c;
   c.l = std::move(l);
   c.kept = std::move(kept);
   Terminal(c, p, c.l.size());

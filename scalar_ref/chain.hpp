@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 
 #include "exactsample/exactsample.hpp"
 #include "scalar_ref/kept.hpp"
@@ -28,6 +29,14 @@ struct Chosen {
 // `l`: the row after step 1, the bias and the masks, with a finite logit.
 // The draws (XTC's) come from rng; the caller commits it only on success.
 Result<Chosen> RunChain(Logits l, const Request& request, Pcg32& rng, const ChainState& state);
+
+// The steps of `steps` that are on, in order, over l and K: RunChain's,
+// and the fast engine's tail over its K (lib/engine/tail.cc). The draws
+// (XTC's) come from rng. A temperature step that makes the token greedy
+// ends them with c.greedy set; the kept sets after top_k, top_p and min_p
+// go to c for the trace.
+std::optional<Error> RunSteps(std::span<const ChainStep> steps, Logits& l, Ids& kept,
+                              const Request& request, Pcg32& rng, Chosen& c);
 
 // The state after the token `id` with processed logprob `processed`.
 ChainState After(const Chosen& chosen, const SamplingParams& p, int32_t id, double processed);

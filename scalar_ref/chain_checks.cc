@@ -22,24 +22,6 @@ bool IsOn(ChainStep step, const SamplingParams& p) {
   return false;
 }
 
-bool IsSpecChain(const SamplingParams& p) {
-  const bool spec_steps = !IsOn(ChainStep::dry, p) && !IsOn(ChainStep::top_n_sigma, p) &&
-                          !IsOn(ChainStep::typical, p) && !IsOn(ChainStep::xtc, p) &&
-                          p.dynatemp_range == 0 && p.min_keep <= 1 && p.mirostat == 0 &&
-                          p.adaptive_target < 0;
-  if (!spec_steps || p.chain.preset == ChainPreset::spec) return spec_steps;
-  // Steps that are off do nothing: a chain whose steps that are on come in
-  // the spec's order runs the spec's steps, its logprob where the spec's is.
-  size_t next = 0;  // in kSpecChain
-  for (const ChainStep step : p.chain.steps()) {
-    if (!IsOn(step, p)) continue;
-    while (next < kChainSteps && kSpecChain[next] != step) ++next;
-    if (next == kChainSteps) return false;
-    ++next;
-  }
-  return true;
-}
-
 }  // namespace exactsample::scalar_ref
 
 namespace exactsample::checks {

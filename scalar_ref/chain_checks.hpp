@@ -26,9 +26,5 @@ std::string Repr(double v);
 namespace exactsample::scalar_ref {
 
 bool IsOn(ChainStep step, const SamplingParams& p);
-// Every new step off and the steps that are on in the spec's order: the
-// spec, which the fast engine runs; every other request (called after the
-// checks) runs the reference's chain.
-bool IsSpecChain(const SamplingParams& p);
 
 }  // namespace exactsample::scalar_ref

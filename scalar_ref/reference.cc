@@ -122,30 +122,44 @@ Result<Token> Sample(const Request& request, Pcg32& rng, const SampleOptions& op
     return out;
   };
   rng = drawn;  // the chain's draws; the terminal's follows on rng
-  if (c.greedy) {
-    if (distribution != nullptr) distribution->push_back({*c.greedy, 1.0});
-    return token(*c.greedy, 0.0);
+  const Picked picked = Pick(c.l, c.kept, c.greedy, {}, rng, distribution, choose, trace);
+  if (!c.greedy && choose == nullptr && options.chain_state != nullptr) {
+    *options.chain_state = After(c, p, picked.id, picked.processed);
   }
-  const Softmax sm = SoftmaxOver(c.l, c.kept);  // step 9
-  for (size_t j = 0; j < c.kept.size() && distribution != nullptr; ++j) {
-    if (sm.q[j] > 0) distribution->push_back({c.kept[j], sm.q[j]});
+  return token(picked.id, picked.processed);
+}
+
+Picked Pick(const Logits& l, const Ids& kept, std::optional<int32_t> greedy,
+            std::span<const int32_t> row_ids, Pcg32& rng, std::vector<KeptProb>* distribution,
+            const Choose* choose, Trace* trace) {
+  const auto row_id = [&](int32_t i) { return row_ids.empty() ? i : row_ids[i]; };
+  if (greedy) {
+    if (distribution != nullptr) distribution->push_back({row_id(*greedy), 1.0});
+    return {*greedy, 0.0};
+  }
+  const Softmax sm = SoftmaxOver(l, kept);  // step 9
+  for (size_t j = 0; j < kept.size() && distribution != nullptr; ++j) {
+    if (sm.q[j] > 0) distribution->push_back({row_id(kept[j]), sm.q[j]});
   }
   if (choose != nullptr) {
-    const int32_t id = (*choose)(AllOf(*distribution));
-    return token(id, ProcessedLogprob(c.l, sm, id));
+    const int32_t chosen = (*choose)(AllOf(*distribution));
+    const int32_t id =
+        row_ids.empty() ? chosen
+                        : static_cast<int32_t>(std::lower_bound(row_ids.begin(), row_ids.end(),
+                                                                chosen) -
+                                               row_ids.begin());
+    return {id, ProcessedLogprob(l, sm, id)};
   }
   const double u = rng.uniform_f64();  // step 10: the terminal's one draw
-  const int32_t id = InverseCdf(c.kept, sm.q, u);
+  const int32_t id = InverseCdf(kept, sm.q, u);
   if (trace != nullptr) {
     double cdf = 0.0;
-    for (size_t j = 0; j < c.kept.size() && c.kept[j] <= id; ++j) cdf += sm.q[j];
+    for (size_t j = 0; j < kept.size() && kept[j] <= id; ++j) cdf += sm.q[j];
     trace->z_kept = sm.z;
     trace->u = u;
     trace->cdf_at_choice = cdf;
   }
-  const double processed = ProcessedLogprob(c.l, sm, id);
-  if (options.chain_state != nullptr) *options.chain_state = After(c, p, id, processed);
-  return token(id, processed);
+  return {id, ProcessedLogprob(l, sm, id)};
 }
 
 size_t TopLogprobs(std::span<const double> l, double max, double z, size_t count,

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
+#include "scalar_ref/kept.hpp"
 
 namespace exactsample::scalar_ref {
 
@@ -36,6 +38,21 @@ class KeptView {
 using Choose = std::function<int32_t(const class KeptView& distribution)>;
 Result<Token> Sample(const Request& request, Pcg32& rng, const SampleOptions& options,
                      const Choose* choose = nullptr);
+
+// The terminal's token once the chain has run, over the l and K it left
+// (RunChain's, or the fast engine's tail over its K compacted, where the
+// id j stands for the row's id row_ids[j]; empty: they are the row's):
+// `greedy` when the chain made it, else step 9 over K, then the chooser's
+// answer or step 10's draw from rng and step 11. Fills distribution (the
+// row's ids) and the trace's z_kept, u and cdf_at_choice. Its id is the
+// chain's, with the processed logprob (0 for a greedy token).
+struct Picked {
+  int32_t id;
+  double processed;
+};
+Picked Pick(const Logits& l, const Ids& kept, std::optional<int32_t> greedy,
+            std::span<const int32_t> row_ids, Pcg32& rng, std::vector<KeptProb>* distribution,
+            const Choose* choose, Trace* trace);
 
 // Token::top_logprobs: the first `count` finite ids of (logprob desc, id
 // asc) order, logprob = (l[i] - max) - log(z), into out; returns how many.

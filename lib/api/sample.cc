@@ -4,7 +4,6 @@
 #include "lib/engine/choose.hpp"
 #include "lib/engine/fast_engine.hpp"
 #include "lib/engine/workspace.hpp"
-#include "scalar_ref/chain_checks.hpp"
 #include "scalar_ref/checks.hpp"
 #include "scalar_ref/reference.hpp"
 
@@ -33,10 +32,12 @@ Result<Token> detail::SampleChoosing(const Request& request, Pcg32& rng, Workspa
                                      const scalar_ref::Choose* choose) {
   if (auto e = checks::ParamsAndIds(request, options.generated_checked)) return *e;
   // A chain the fast engine cannot show exact falls back to the reference's.
+  const ChainSplit split =
+      options.engine == Engine::fast ? ChainSplit::Of(request, options) : ChainSplit{};
   Result<Token> token =
-      options.engine == Engine::fast && scalar_ref::IsSpecChain(request.params)
-          ? SampleFast(request, rng, detail::WorkspaceAccess::Of(workspace), options, choose)
-          : scalar_ref::Sample(request, rng, options, choose);
+      split.fast ? SampleFast(request, split, rng, detail::WorkspaceAccess::Of(workspace),
+                              options, choose)
+                 : scalar_ref::Sample(request, rng, options, choose);
   if (!token || options.logprob) return token;
   Token without = *token;
   without.logprob = NAN;

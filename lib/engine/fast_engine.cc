@@ -55,8 +55,17 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   return plan;
 }
 
-Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceImpl& ws,
-                         const SampleOptions& options, const scalar_ref::Choose* choose) {
+Result<Token> SampleFast(const Request& original, const ChainSplit& split, Pcg32& rng,
+                         detail::WorkspaceImpl& ws, const SampleOptions& options,
+                         const scalar_ref::Choose* choose) {
+  // With a tail, the kernels run the prefix's steps alone (at T = 1 where
+  // the tail holds the temperature).
+  Request prefix;
+  if (split.count > 0) {
+    prefix = original;
+    prefix.params = split.Prefix(original.params);
+  }
+  const Request& request = split.count > 0 ? prefix : original;
   const SamplingParams& p = request.params;
   const Plan plan = Plan::Of(request, options);
   TraceRecorder trace(options.trace);
@@ -93,6 +102,10 @@ Result<Token> SampleFast(const Request& request, Pcg32& rng, detail::WorkspaceIm
   trace.TopP(kept, cut, p.temperature);
   const std::optional<MinPCut> min_p = MinP(kept, p.min_p, ws);
   trace.MinP(kept, min_p);
+  if (split.count > 0) {
+    return Tail(original, split, *logits, kept, cut, min_p, softmax, plan, rng, ws, options,
+                choose);
+  }
 
   if (options.distribution != nullptr) Distribution(kept, *options.distribution);
   if (choose != nullptr) {

@@ -10,6 +10,7 @@
 //   step 8         MinP              lib/engine/min_p.cc
 //   steps 9 to 11  Draw              lib/engine/draw.cc      (step 10's u from the caller)
 //   outputs        TokenOf           lib/engine/logprob.cc   (logprobs, top-N)
+//   the tail       Tail              lib/engine/tail.cc      (ChainSplit's steps after those)
 #pragma once
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "exactsample/exactsample.hpp"
+#include "lib/engine/chain_split.hpp"
 #include "lib/engine/kept_set.hpp"
 #include "lib/engine/row_sums.hpp"
 #include "lib/engine/workspace.hpp"
@@ -205,6 +207,20 @@ std::optional<MinPCut> MinP(KeptSet& kept, double min_p, detail::WorkspaceImpl& 
 // returns. Decided from K's running sums when they decide it (reading the
 // one piece, wherever it is), else by the walk (over K.e gathered).
 size_t Draw(const KeptSet& kept, double u);
+
+// The chain's steps after the kernels' (split.Tail()) and the terminal
+// (docs/llama-samplers.md), by the reference's own functions over K
+// compacted: its members (ids whose e underflowed included) as the ids
+// 0..|K|-1 in ascending order, with their l, or t = l / T where the prefix
+// held the temperature, then mapped back. An ascending map keeps every sum
+// in ascending id order and every tie to the lower id, so the bits are the
+// reference's. `cut` and `min_p` are the prefix's top-p and min-p. The
+// draws are taken from a copy of rng, committed on success.
+Result<Token> Tail(const Request& request, const ChainSplit& split, const Logits& logits,
+                   const KeptSet& kept, const simd::Cut& cut,
+                   const std::optional<MinPCut>& min_p, const LogprobSoftmax& softmax,
+                   const Plan& plan, Pcg32& rng, detail::WorkspaceImpl& ws,
+                   const SampleOptions& options, const scalar_ref::Choose* choose);
 
 // SampleOptions::distribution: K's ids with q = e / Z > 0, ascending.
 void Distribution(const KeptSet& kept, std::vector<KeptProb>& out);

@@ -66,6 +66,11 @@ struct WorkspaceImpl : RowBuffers {
   std::vector<double> sums;      // the exp-sum pass's running sums (RowSums)
   std::vector<double> taken_over;  // the caller's copies of pieces it took over from helpers
   std::vector<KeptProb> chosen_from;  // the distribution a chooser is shown
+  // The chain's tail (lib/engine/tail.cc): K compacted, its l (or t) values
+  // as ids 0..n-1, the row's id of each, and K as those ids.
+  std::vector<double> tail_l;
+  std::vector<int32_t> tail_ids;
+  std::vector<int32_t> tail_kept;
   // verify()'s lists where a draft is rejected: the target's and the
   // draft's distributions and their residual.
   std::vector<KeptProb> rejected_p, rejected_q, residual;

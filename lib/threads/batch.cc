@@ -26,8 +26,8 @@
 #include "lib/threads/claims.hpp"
 #include "lib/threads/executor.hpp"
 #include "lib/api/sequence_counts.hpp"
+#include "lib/engine/chain_split.hpp"
 #include "lib/engine/workspace.hpp"
-#include "scalar_ref/chain_checks.hpp"
 #include "simd/max.hpp"
 
 namespace exactsample {
@@ -189,7 +189,7 @@ void BatchJob::Help() {
       const BatchRow& row = rows_[i];
       // The reference engine reads the ids, also where it runs a chain for the fast one.
       request = area.Copy(row.request, options_.engine == Engine::reference ||
-                                           !scalar_ref::IsSpecChain(row.request.params));
+                                           !ChainSplit::Of(row.request, options_).fast);
       if (row.rng != nullptr) rng = *row.rng;
     } catch (...) {
       readers_.Leave();

@@ -231,15 +231,42 @@ int Bench(const BenchOptions& o) {
       for (const int64_t length : o.history) timed.push_back({name, params, length, {}});
     }
   }
-  const Result<Chain> chain = ChainOption(o.chain);
-  if (!chain) return BadInput("--chain: " + chain.error().message);
-  for (Timed& t : timed) {
-    t.params.chain = *chain;
-    if (auto ok = validate(Request{logits, {}, t.history, t.params}); !ok) {
-      return BadInput("--chain " + o.chain + " with --config " + t.name + ": " +
-                      ok.error().message);
+  // Each configuration in each chain, with the samplers it adds.
+  const std::vector<std::string> chains =
+      o.chains.empty() ? std::vector<std::string>{""} : o.chains;
+  std::vector<Timed> chained;
+  for (const std::string& text : chains) {
+    const size_t plus = std::min(text.find('+'), text.size());
+    const Result<Chain> chain = ChainOption(text.substr(0, plus));
+    if (!chain) return BadInput("--chain: " + chain.error().message);
+    SamplingParams added;
+    for (size_t at = plus; at < text.size();) {
+      const size_t end = std::min(text.find('+', at + 1), text.size());
+      const std::string name = text.substr(at + 1, end - at - 1);
+      if (name == "typical") {
+        added.typical_p = o.typical_p;
+      } else if (name == "xtc") {
+        added.xtc_probability = o.xtc_probability;
+        added.xtc_threshold = o.xtc_threshold;
+      } else {
+        return BadInput("--chain " + text + ": '+" + name + "': not +typical or +xtc");
+      }
+      at = end;
+    }
+    for (Timed t : timed) {
+      t.params.chain = *chain;
+      t.params.typical_p = added.typical_p;
+      t.params.xtc_probability = added.xtc_probability;
+      t.params.xtc_threshold = added.xtc_threshold;
+      if (auto ok = validate(Request{logits, {}, t.history, t.params}); !ok) {
+        return BadInput("--chain " + text + " with --config " + t.name + ": " +
+                        ok.error().message);
+      }
+      if (chains.size() > 1) t.name += "@" + text;
+      chained.push_back(std::move(t));
     }
   }
+  timed = std::move(chained);
   std::optional<Error> refused;
   for (const Timed& t : timed) {
     Request plain_request{logits, {}, t.history, t.params};

@@ -41,9 +41,14 @@ struct BenchOptions {
   // ids, a row per N in this list (ratios to the first), and a configuration
   // with penalties a second set of rows with them off, "<config>-nopen".
   std::vector<int64_t> history;
-  // The chain every configuration runs (docs/llama-samplers.md): a preset's
-  // name or comma-separated step names; empty: the spec's.
-  std::string chain;
+  // The chains every configuration runs (docs/llama-samplers.md), each a
+  // preset's name or comma-separated step names, then "+typical" or "+xtc"
+  // to turn those on at the values below; each its own rows
+  // ("<config>@<chain>" when more than one), interleaved; empty: the spec's.
+  std::vector<std::string> chains;
+  double typical_p = 0.95;
+  double xtc_probability = 0.5;
+  double xtc_threshold = 0.1;
 
   // > 0: time one verification of this many drafts (docs/spec.md, "Speculative decoding")
   // against the single-token calls on the same rows (bench_speculative.hpp).

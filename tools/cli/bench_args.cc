@@ -94,10 +94,20 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
                    "draft single-token calls on the same rows, interleaved; one "
                    "--config (default plain)")
       ->check(CLI::Range(size_t{1}, size_t{64}));
-  bench->add_option("--chain", o.chain,
+  bench->add_option("--chain", o.chains,
                     "the chain every configuration runs: spec (default), llama, or step "
-                    "names, comma-separated (docs/llama-samplers.md); other than spec, "
-                    "both engines run the reference's chain");
+                    "names, comma-separated (docs/llama-samplers.md; which chains the "
+                    "fast engine runs: its Engines section), then +typical or +xtc to "
+                    "turn those on; given more than once, each chain its own rows "
+                    "\"<config>@<chain>\", interleaved");
+  bench->add_option("--typical-p", o.typical_p, "typical's p with +typical (default 0.95)")
+      ->check(CLI::Range(0.0, 1.0));
+  bench->add_option("--xtc-probability", o.xtc_probability,
+                    "XTC's probability with +xtc (default 0.5)")
+      ->check(CLI::Range(0.0, 1.0));
+  bench->add_option("--xtc-threshold", o.xtc_threshold,
+                    "XTC's threshold with +xtc (default 0.1)")
+      ->check(CLI::Range(0.0, 1.0));
   bench->add_flag("--json", o.json,
                   "one JSON object per row: engine, config, vocab, target, threads, "
                   "logprob, median_us, min_us, iters, batch, contend, dtype, history "

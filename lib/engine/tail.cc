@@ -1,0 +1,53 @@
+// The chain's tail over the kept set the kernels left (Tail in steps.hpp).
+#include <cmath>
+
+#include "lib/engine/steps.hpp"
+#include "scalar_ref/chain.hpp"
+#include "scalar_ref/order.hpp"
+
+namespace exactsample {
+
+Result<Token> Tail(const Request& request, const ChainSplit& split, const Logits& logits,
+                   const KeptSet& kept, const simd::Cut& cut,
+                   const std::optional<MinPCut>& min_p, const LogprobSoftmax& softmax,
+                   const Plan& plan, Pcg32& rng, detail::WorkspaceImpl& ws,
+                   const SampleOptions& options, const scalar_ref::Choose* choose) {
+  const double divisor = split.tempered ? request.params.temperature : 1.0;
+  // K's members as the reference holds them, ids whose e underflowed to 0
+  // included: the entries whose t is finite (an id whose t is -inf has left
+  // K). Where top-p cut, or min-p's threshold is above 0, they are exactly
+  // the entries with e > 0: each keeps a prefix of (t desc, id asc) order
+  // that ends at an id with e > 0 and zeroes every other e. Else no entry
+  // is outside K: top-k's K is compact there (ChainSplit::Of).
+  const bool by_e = cut.found || (min_p && min_p->threshold > 0);
+  ws.tail_l.clear();
+  ws.tail_ids.clear();
+  for (size_t j = 0; j < kept.n; ++j) {
+    const double t =
+        scalar_ref::Tempered(kept.l != nullptr ? kept.l[j] : logits.At(kept.Id(j)), divisor);
+    if (t == -INFINITY || (by_e && !(kept.e[j] > 0))) continue;
+    ws.tail_l.push_back(t);
+    ws.tail_ids.push_back(kept.Id(j));
+  }
+  scalar_ref::Ids& members = ws.tail_kept;
+  members.resize(ws.tail_ids.size());
+  for (size_t j = 0; j < members.size(); ++j) members[j] = static_cast<int32_t>(j);
+
+  Pcg32 drawn = rng;
+  scalar_ref::Chosen chosen;
+  if (auto e = scalar_ref::RunSteps(split.Tail(), ws.tail_l, members, request, drawn, chosen)) {
+    return *e;
+  }
+  std::vector<KeptProb>* distribution = options.distribution;
+  if (distribution == nullptr && choose != nullptr) {
+    ws.chosen_from.clear();
+    distribution = &ws.chosen_from;
+  }
+  const scalar_ref::Picked picked = scalar_ref::Pick(
+      ws.tail_l, members, chosen.greedy, ws.tail_ids, drawn, distribution, choose, nullptr);
+  rng = drawn;
+  const auto id = static_cast<size_t>(ws.tail_ids[static_cast<size_t>(picked.id)]);
+  return softmax.TokenOf(logits, id, picked.processed, plan, ws);
+}
+
+}  // namespace exactsample
