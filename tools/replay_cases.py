@@ -511,14 +511,14 @@ def random_draft_params(rng, y, prompt):
 
 
 def random_verification(rng, name, vocab_max=5000, vocab_min=2, features=None,
-                        windows=None):
-    """One valid verification: γ in [1, 8], target rows near one another,
+                        windows=None, gamma_max=8):
+    """One valid verification: γ in [1, gamma_max], target rows near one another,
     draft rows equal to (p == q), near or unlike the target rows, greedy
     and sampled targets and drafts, penalties over a history the drafts
     extend; `features` and `windows` as in random_case."""
     vocab = int(math.exp(rng.uniform(math.log(vocab_min), math.log(vocab_max + 1))))
     vocab = max(vocab_min, min(vocab, vocab_max))
-    gamma = rng.randint(1, 8)
+    gamma = rng.randint(1, gamma_max)
     base = random_logits(rng, vocab)
     prompt = random_history(rng, base)
     generated = random_history(rng, base)[:rng.choice([0, 2, 8])]
@@ -610,16 +610,17 @@ def fixed_verifications():
 
 
 def random_verifications(count, seed, vocab_max=5000, vocab_min=2, features=False,
-                         windows=False, fixed=True):
+                         windows=False, fixed=True, gamma_max=8):
     """`count` verification cases from a fixed seed: the fixed ones first
-    (as many as fit; none when `fixed` is false), then random valid ones."""
+    (as many as fit; none when `fixed` is false), then random valid ones
+    with γ up to `gamma_max`."""
     rng = random.Random(seed)
     cases = fixed_verifications()[:count] if fixed else []
     while len(cases) < count:
         extra = random.Random(f"{seed}/{len(cases)}") if features else None
         window = random.Random(f"{seed}/{len(cases)}/window") if windows else None
         cases.append(random_verification(rng, f"verify_{len(cases)}", vocab_max, vocab_min,
-                                         extra, window))
+                                         extra, window, gamma_max))
     return cases
 
 

@@ -8,7 +8,8 @@ with --speculative the cases are verifications of draft tokens, whose
 accepted counts and draws must agree too.
 
     python3 tests/parity/python_parity_test.py --cli build/exactsample [--cases N] [--seed S]
-                                        [--speculative] [--random-only] [--chains]
+                                        [--speculative [--gamma-max G]] [--random-only]
+                                        [--chains]
 """
 
 import argparse
@@ -82,15 +83,19 @@ def main():
                     help="run the fast engine on every target `targets --supported` lists")
     ap.add_argument("--speculative", action="store_true",
                     help="verification cases (draft_ids) instead of sampling cases")
+    ap.add_argument("--gamma-max", type=int, default=8,
+                    help="with --speculative, the most draft tokens of a random case")
     ap.add_argument("--random-only", action="store_true",
                     help="random cases alone, without the fixed edge and bad-input ones "
                          "(which the small-vocabulary runs have)")
     args = ap.parse_args()
 
     make = replay_cases.random_verifications if args.speculative else replay_cases.random_cases
-    chains = {"chains": True} if args.chains else {}
+    extra = {"chains": True} if args.chains else {}
+    if args.speculative:
+        extra["gamma_max"] = args.gamma_max
     cases = make(args.cases, args.seed, args.vocab_max, args.vocab_min, args.features,
-                 args.windows, fixed=not args.random_only, **chains)
+                 args.windows, fixed=not args.random_only, **extra)
     fd, path = tempfile.mkstemp(prefix="parity_", suffix=".json")
     os.close(fd)
     replay_cases.write_cases(path, cases)
