@@ -46,21 +46,15 @@ Ids MinP(const Logits& l, const Ids& kept, double m, int64_t min_keep) {
 }
 
 Ids TopNSigma(const Logits& l, const Ids& kept, double n) {
-  double max = -INFINITY;
-  double sum = 0.0;
-  for (int32_t i : kept) {
-    max = std::max(max, l[i]);
-    sum += l[i];
-  }
-  const double count = static_cast<double>(kept.size());
-  const double mean = sum / count;
-  double squares = 0.0;
-  for (int32_t i : kept) squares += (l[i] - mean) * (l[i] - mean);
-  const double t = max - n * std::sqrt(squares / count);
-  if (std::isnan(t)) return kept;  // only sums of logits near the f64 range
+  const std::optional<double> t = SigmaThreshold(
+      [&](const auto& f) {
+        for (int32_t i : kept) f(l[i]);
+      },
+      n);
+  if (!t) return kept;
   Ids out;
   for (int32_t i : kept) {
-    if (l[i] >= t) out.push_back(i);
+    if (l[i] >= *t) out.push_back(i);
   }
   return out;
 }

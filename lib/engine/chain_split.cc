@@ -1,5 +1,7 @@
 #include "lib/engine/chain_split.hpp"
 
+#include <algorithm>
+
 #include "lib/engine/kept_set.hpp"
 #include "scalar_ref/chain_checks.hpp"
 
@@ -25,6 +27,7 @@ bool InPrefix(ChainStep step, const SamplingParams& p) {
 // prefix, the reference's function over K compacted gives its result.
 bool InTail(ChainStep step) {
   switch (step) {
+    case ChainStep::top_n_sigma:
     case ChainStep::top_k:
     case ChainStep::typical:
     case ChainStep::top_p:
@@ -40,13 +43,11 @@ bool InTail(ChainStep step) {
 ChainSplit ChainSplit::Of(const Request& request, const SampleOptions& options) {
   const SamplingParams& p = request.params;
   ChainSplit split;
-  // DRY and top-n-sigma read the history or every id's l; mirostat and
-  // adaptive-p replace the terminal and carry state.
-  if (IsOn(ChainStep::dry, p) || IsOn(ChainStep::top_n_sigma, p) || p.mirostat != 0 ||
-      p.adaptive_target >= 0) {
-    return split;
-  }
+  // DRY reads the history; mirostat and adaptive-p replace the terminal
+  // and carry state.
+  if (IsOn(ChainStep::dry, p) || p.mirostat != 0 || p.adaptive_target >= 0) return split;
   size_t next = 0;  // in kSpecChain
+  bool prefix_filters = false;
   for (const ChainStep step : p.chain.steps()) {
     if (!IsOn(step, p)) continue;
     if (split.count == 0 && InPrefix(step, p)) {
@@ -54,11 +55,25 @@ ChainSplit ChainSplit::Of(const Request& request, const SampleOptions& options) 
       if (next < kChainSteps) {
         ++next;
         split.tempered = split.tempered || step == ChainStep::temperature;
+        prefix_filters = prefix_filters || step == ChainStep::top_k ||
+                         step == ChainStep::top_p || step == ChainStep::min_p;
         continue;
       }
     }
     if (!InTail(step)) return split;
     split.steps[split.count++] = step;
+  }
+  // top-n-sigma then top-k (llama.cpp's order) keeps what top-k then the
+  // threshold over the row keeps: the ids at or above a threshold come first
+  // in (l desc, id asc) order, so top-k of them is top-k of the row cut
+  // there. So where no filter comes first, the kernels run the top-k and the
+  // tail cuts it at the threshold taken over the row (Tail in steps.hpp).
+  if (!prefix_filters && split.count >= 2 && split.steps[0] == ChainStep::top_n_sigma &&
+      split.steps[1] == ChainStep::top_k) {
+    std::copy(split.steps.begin() + 2, split.steps.begin() + split.count,
+              split.steps.begin() + 1);
+    --split.count;
+    split.sigma_over_row = true;
   }
   if (split.count > 0) {
     // The tail reads K's members, ids whose e underflowed included; top-k's
@@ -77,6 +92,7 @@ SamplingParams ChainSplit::Prefix(const SamplingParams& p) const {
   SamplingParams prefix = p;
   for (const ChainStep step : Tail()) {
     switch (step) {
+      case ChainStep::top_n_sigma: prefix.top_n_sigma = 0.0; break;
       case ChainStep::top_k: prefix.top_k = 0; break;
       case ChainStep::typical: prefix.typical_p = 1.0; break;
       case ChainStep::top_p: prefix.top_p = 1.0; break;

@@ -18,6 +18,9 @@ struct ChainSplit {
   // the spec. Else they run at T = 1 on l, and the tail's temperature step
   // divides K's l.
   bool tempered = false;
+  // The tail's first step is top-n-sigma with its threshold over the row,
+  // the prefix's top-k moved before it (ChainSplit::Of).
+  bool sigma_over_row = false;
   std::array<ChainStep, kChainSteps> steps{};  // the tail's steps, all on
   size_t count = 0;
 

@@ -1,11 +1,38 @@
 // The chain's tail over the kept set the kernels left (Tail in steps.hpp).
 #include <cmath>
+#include <optional>
+#include <span>
 
 #include "lib/engine/steps.hpp"
 #include "scalar_ref/chain.hpp"
+#include "scalar_ref/filters.hpp"
 #include "scalar_ref/order.hpp"
 
 namespace exactsample {
+namespace {
+
+// Each finite t of the row, ascending ids: K at a top-n-sigma step that no
+// filter precedes (the penalised ids walked alongside the f32 row).
+template <typename F>
+void EachRowT(const Logits& logits, double divisor, const F& f) {
+  size_t next = 0;  // in penalised_ids
+  for (size_t i = 0; i < logits.n; ++i) {
+    double l;
+    if (logits.l != nullptr) {
+      l = logits.l[i];
+    } else if (next < logits.penalised_ids.size() &&
+               static_cast<size_t>(logits.penalised_ids[next]) == i) {
+      l = logits.penalised_l[i];
+      ++next;
+    } else {
+      l = static_cast<double>(logits.x[i]);
+    }
+    const double t = scalar_ref::Tempered(l, divisor);
+    if (t != -INFINITY) f(t);
+  }
+}
+
+}  // namespace
 
 Result<Token> Tail(const Request& request, const ChainSplit& split, const Logits& logits,
                    const KeptSet& kept, const simd::Cut& cut,
@@ -29,13 +56,22 @@ Result<Token> Tail(const Request& request, const ChainSplit& split, const Logits
     ws.tail_l.push_back(t);
     ws.tail_ids.push_back(kept.Id(j));
   }
+  std::optional<double> sigma_cut;
+  if (split.sigma_over_row) {
+    sigma_cut = scalar_ref::SigmaThreshold(
+        [&](const auto& f) { EachRowT(logits, divisor, f); }, request.params.top_n_sigma);
+  }
   scalar_ref::Ids& members = ws.tail_kept;
-  members.resize(ws.tail_ids.size());
-  for (size_t j = 0; j < members.size(); ++j) members[j] = static_cast<int32_t>(j);
+  members.clear();
+  for (size_t j = 0; j < ws.tail_ids.size(); ++j) {
+    if (!sigma_cut || ws.tail_l[j] >= *sigma_cut) members.push_back(static_cast<int32_t>(j));
+  }
+  const std::span<const ChainStep> steps =
+      split.sigma_over_row ? split.Tail().subspan(1) : split.Tail();
 
   Pcg32 drawn = rng;
   scalar_ref::Chosen chosen;
-  if (auto e = scalar_ref::RunSteps(split.Tail(), ws.tail_l, members, request, drawn, chosen)) {
+  if (auto e = scalar_ref::RunSteps(steps, ws.tail_l, members, request, drawn, chosen)) {
     return *e;
   }
   std::vector<KeptProb>* distribution = options.distribution;

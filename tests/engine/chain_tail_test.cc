@@ -1,5 +1,5 @@
 // The fast engine's chain tail (lib/engine/tail.cc): llama.cpp's order and
-// random orders with typical, XTC, min_keep and dynamic temperature, the
+// random orders with top-n-sigma, typical, XTC, min_keep and dynamic temperature, the
 // fast engine against the reference on every compiled and supported target,
 // bit for bit: ids, logprob and processed logprob bits, top-N logprobs,
 // rank, the distribution, a chooser's view, the generator position and the
@@ -137,6 +137,8 @@ void TailParams(test::CaseMaker& m, test::RandomCase& c) {
     p.xtc_threshold = m.Chance(0.3) ? 0.0 : 0.6 * m.Uniform();
   }
   if (m.Chance(0.2)) p.min_keep = 1 + m.Below(6);
+  // Small n cuts inside top-k's K, large n rarely; 0 is off.
+  if (m.Chance(0.4)) p.top_n_sigma = m.Chance(0.2) ? 0.0 : 4 * m.Uniform();
   if (m.Chance(0.15)) {
     p.dynatemp_range = m.Chance(0.3) ? p.temperature : 2 * m.Uniform();
     p.dynatemp_exponent = m.Chance(0.2) ? 0.0 : 3 * m.Uniform();
@@ -147,13 +149,15 @@ void TailParams(test::CaseMaker& m, test::RandomCase& c) {
   } else if (kind < 0.6) {
     p.chain = Chain{};
   } else {
-    std::vector<ChainStep> steps = {ChainStep::top_k, ChainStep::typical, ChainStep::top_p,
-                                    ChainStep::min_p, ChainStep::xtc, ChainStep::temperature};
+    std::vector<ChainStep> steps = {ChainStep::top_n_sigma, ChainStep::top_k,
+                                    ChainStep::typical,     ChainStep::top_p,
+                                    ChainStep::min_p,       ChainStep::xtc,
+                                    ChainStep::temperature};
     for (size_t j = steps.size(); j > 1; --j) {
       std::swap(steps[j - 1], steps[m.Below(static_cast<uint32_t>(j))]);
     }
     // Mostly first, as llama.cpp has them; later, the reference runs.
-    steps.insert(steps.begin() + (m.Chance(0.8) ? 0 : m.Below(7)), ChainStep::penalties);
+    steps.insert(steps.begin() + (m.Chance(0.8) ? 0 : m.Below(8)), ChainStep::penalties);
     p.chain.preset = ChainPreset::list;
     p.chain.count = static_cast<uint8_t>(steps.size());
     std::copy(steps.begin(), steps.end(), p.chain.list.begin());
@@ -188,6 +192,7 @@ std::string Describe(const test::RandomCase& c) {
          " chain " + chain + " T=" + std::to_string(p.temperature) +
          " k=" + std::to_string(p.top_k) + " p=" + std::to_string(p.top_p) +
          " m=" + std::to_string(p.min_p) + " typ=" + std::to_string(p.typical_p) +
+         " sigma=" + std::to_string(p.top_n_sigma) +
          " xtc=" + std::to_string(p.xtc_probability) + "/" + std::to_string(p.xtc_threshold) +
          " keep=" + std::to_string(p.min_keep) + " dyn=" + std::to_string(p.dynatemp_range);
 }
@@ -256,12 +261,18 @@ TEST(ChainTail, RandomChainsUpTo262144) {
 }
 
 // llama.cpp's order with the server's defaults, rows of every shape up to
-// V = 262144: each runs the tail.
+// V = 262144, half of them with top-n-sigma on (its threshold over the row,
+// top-k moved before it): each runs the tail.
 TEST(ChainTail, LlamaDefaults) {
   std::vector<test::RandomCase> cases;
   constexpr size_t kVocab[] = {32000, 128256, 262144};
-  for (uint64_t seed = 0; seed < test::Share(6); ++seed) {
-    cases.push_back(LlamaDefaults(seed, kVocab[seed % 3] - seed));
+  for (uint64_t seed = 0; seed < test::Share(8); ++seed) {
+    test::RandomCase c = LlamaDefaults(seed, kVocab[seed % 3] - seed);
+    if (seed % 2 == 1) {
+      c.params.top_n_sigma = 0.25 * static_cast<double>(seed);
+      EXPECT_TRUE(ChainSplit::Of(c.At(c.generated), {}).sigma_over_row) << seed;
+    }
+    cases.push_back(std::move(c));
   }
   int tails = 0;
   ExpectParity(cases, tails);

@@ -243,18 +243,21 @@ int Bench(const BenchOptions& o) {
     for (size_t at = plus; at < text.size();) {
       const size_t end = std::min(text.find('+', at + 1), text.size());
       const std::string name = text.substr(at + 1, end - at - 1);
-      if (name == "typical") {
+      if (name == "top_n_sigma") {
+        added.top_n_sigma = o.top_n_sigma;
+      } else if (name == "typical") {
         added.typical_p = o.typical_p;
       } else if (name == "xtc") {
         added.xtc_probability = o.xtc_probability;
         added.xtc_threshold = o.xtc_threshold;
       } else {
-        return BadInput("--chain " + text + ": '+" + name + "': not +typical or +xtc");
+        return BadInput("--chain " + text + ": '+" + name + "': not +top_n_sigma, +typical or +xtc");
       }
       at = end;
     }
     for (Timed t : timed) {
       t.params.chain = *chain;
+      t.params.top_n_sigma = added.top_n_sigma;
       t.params.typical_p = added.typical_p;
       t.params.xtc_probability = added.xtc_probability;
       t.params.xtc_threshold = added.xtc_threshold;

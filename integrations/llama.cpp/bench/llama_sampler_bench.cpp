@@ -2,8 +2,12 @@
 // call, one thread, the same logits every call, exactsample's sampler
 // against llama.cpp's own chain with the same settings: penalties over the
 // last 64 tokens (repeat 1.1), top-k 40, top-p 0.95, min-p 0.05,
-// temperature 0.8, dist; and the same with top-k off (llama.cpp's top_k = 0
-// case). exactsample with the exact logprob on every token (the default),
+// temperature 0.8, dist; the same with top-k off (llama.cpp's top_k = 0
+// case); exactsample in the spec's order (the ten lines of
+// docs/llama-cpp.md, temperature first) and in llama.cpp's (the `llama`
+// preset, the same distribution as llama.cpp's chain); and in llama.cpp's
+// order top-k 40 with one more sampler on in both: DRY (0.8, 1.75, 2, 64,
+// no breakers), top-n-sigma 1, typical 0.95, XTC (0.5, 0.1). exactsample with the exact logprob on every token (the default),
 // without it (exactsample_llama_set_logprob OFF), and on request, never
 // asked (ON_REQUEST). Medians over rounds that interleave the samplers.
 //
@@ -46,24 +50,55 @@ llama_sampler* Chain(std::initializer_list<llama_sampler*> samplers) {
   return chain;
 }
 
-exactsample_params Params(int64_t top_k) {
+// A sampler beyond the ten lines' settings, on in both chains at its place
+// in llama.cpp's common order.
+enum class Extra { none, dry, top_n_sigma, typical, xtc };
+const char* Name(Extra e) {
+  switch (e) {
+    case Extra::none: return "";
+    case Extra::dry: return " +dry";
+    case Extra::top_n_sigma: return " +top-n-sigma";
+    case Extra::typical: return " +typical";
+    case Extra::xtc: return " +xtc";
+  }
+  return "";
+}
+
+// The settings in the spec's order (the ten lines of docs/llama-cpp.md) or
+// in llama.cpp's common order (the `llama` preset), as llama.cpp's chain
+// runs them.
+exactsample_params Params(int32_t preset, int64_t top_k, Extra extra) {
   exactsample_params p;
   exactsample_params_init(&p);
+  p.chain_preset = preset;
   p.temperature = 0.8;
   p.repetition_penalty = 1.1;
   p.penalty_last_n = 64;
   p.top_k = top_k;
   p.top_p = 0.95;
   p.min_p = 0.05;
+  if (extra == Extra::dry) p.dry_multiplier = 0.8;
+  if (extra == Extra::top_n_sigma) p.top_n_sigma = 1.0;
+  if (extra == Extra::typical) p.typical_p = 0.95;
+  if (extra == Extra::xtc) {
+    p.xtc_probability = 0.5;
+    p.xtc_threshold = 0.1;
+  }
   return p;
 }
 
-llama_sampler* LlamaChain(const llama_vocab* vocab, int32_t top_k) {
+llama_sampler* LlamaChain(const llama_vocab* vocab, int32_t top_k, Extra extra) {
   llama_sampler* chain =
       Chain({llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), 64, 1.1f, 0.0f, 0.0f)});
+  if (extra == Extra::dry) {
+    llama_sampler_chain_add(chain, llama_sampler_init_dry(vocab, 0.8f, 1.75f, 2, 64, nullptr, 0));
+  }
+  if (extra == Extra::top_n_sigma) llama_sampler_chain_add(chain, llama_sampler_init_top_n_sigma(1.0f));
   if (top_k > 0) llama_sampler_chain_add(chain, llama_sampler_init_top_k(top_k));
+  if (extra == Extra::typical) llama_sampler_chain_add(chain, llama_sampler_init_typical(0.95f, 1));
   llama_sampler_chain_add(chain, llama_sampler_init_top_p(0.95f, 1));
   llama_sampler_chain_add(chain, llama_sampler_init_min_p(0.05f, 1));
+  if (extra == Extra::xtc) llama_sampler_chain_add(chain, llama_sampler_init_xtc(0.5f, 0.1f, 1, 1));
   llama_sampler_chain_add(chain, llama_sampler_init_temp(0.8f));
   llama_sampler_chain_add(chain, llama_sampler_init_dist(1));
   return chain;
@@ -98,10 +133,24 @@ std::vector<Sampler> Samplers(const llama_vocab* vocab, bool in_place) {
       {"", EXACTSAMPLE_LLAMA_LOGPROB_EVERY_TOKEN},
       {", logprob off,", EXACTSAMPLE_LLAMA_LOGPROB_OFF},
       {", logprob on request,", EXACTSAMPLE_LLAMA_LOGPROB_ON_REQUEST}};
-  for (int32_t top_k : {40, 0}) {
-    const exactsample_params p = Params(top_k);
-    const std::string k = " top-k " + std::to_string(top_k);
-    s.push_back({"llama.cpp" + k, LlamaChain(vocab, top_k), false, {}});
+  // top-k 40 and 0 with the ten lines' settings, in the spec's order and in
+  // llama.cpp's, then top-k 40 in llama.cpp's order with each extra sampler.
+  struct Settings {
+    int32_t preset;
+    int32_t top_k;
+    Extra extra;
+  };
+  constexpr int32_t kSpec = EXACTSAMPLE_CHAIN_SPEC;
+  constexpr int32_t kLlama = EXACTSAMPLE_CHAIN_LLAMA;
+  const Settings chains[] = {{kSpec, 40, Extra::none},        {kSpec, 0, Extra::none},
+                             {kLlama, 40, Extra::none},       {kLlama, 0, Extra::none},
+                             {kLlama, 40, Extra::dry},        {kLlama, 40, Extra::top_n_sigma},
+                             {kLlama, 40, Extra::typical},    {kLlama, 40, Extra::xtc}};
+  for (const auto& [preset, top_k, extra] : chains) {
+    const exactsample_params p = Params(preset, top_k, extra);
+    const std::string k = std::string(preset == kLlama ? " llama order," : "") + " top-k " +
+                          std::to_string(top_k) + Name(extra);
+    s.push_back({"llama.cpp" + k, LlamaChain(vocab, top_k, extra), false, {}});
     for (bool place : {false, true}) {
       if (place && !in_place) continue;
       for (const auto& [what, mode] : modes) {
@@ -129,7 +178,7 @@ void Report(const char* title, const std::vector<Sampler>& s) {
   double llama = 0.0;
   for (const Sampler& x : s) {
     const double m = Median(x.micros);
-    std::printf("  %-50s median %9.1f us over %zu calls", x.name.c_str(), m, x.micros.size());
+    std::printf("  %-76s median %9.1f us over %zu calls", x.name.c_str(), m, x.micros.size());
     if (x.name.rfind("llama.cpp", 0) == 0) llama = m;
     if (x.name.rfind("exactsample", 0) == 0) {
       std::printf("   llama.cpp / this: %.1fx the call, %.1fx less the array", llama / m,
