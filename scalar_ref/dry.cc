@@ -49,7 +49,7 @@ std::map<int32_t, int64_t> Lengths(const std::vector<int32_t>& w, Breakers break
 
 }  // namespace
 
-void Dry(Logits& l, const Ids& kept, const Request& request) {
+std::vector<std::pair<int32_t, double>> DryAmounts(const Request& request) {
   const SamplingParams& p = request.params;
   const size_t history = request.prompt.size() + request.generated.size();
   const size_t n = std::min(static_cast<size_t>(p.dry_penalty_last_n), history);
@@ -68,12 +68,19 @@ void Dry(Logits& l, const Ids& kept, const Request& request) {
   constexpr double kBaseCap = 1.00000095367431640625;
   constexpr double kFloatMaxLog = 88.72283935546875;
   const double cap = p.dry_base > kBaseCap ? std::trunc(kFloatMaxLog / std::log(p.dry_base)) : 0;
-  for (int32_t c : kept) {
-    const auto it = lengths.find(c);
-    if (it == lengths.end() || single.count(c) != 0) continue;
-    double x = static_cast<double>(it->second - p.dry_allowed_length);
+  std::vector<std::pair<int32_t, double>> amounts;
+  for (const auto& [c, length] : lengths) {
+    if (single.count(c) != 0) continue;
+    double x = static_cast<double>(length - p.dry_allowed_length);
     if (cap > 0 && x > cap) x = cap;
-    l[c] = l[c] - p.dry_multiplier * std::exp(x * std::log(p.dry_base));  // pow(b, x)
+    amounts.emplace_back(c, p.dry_multiplier * std::exp(x * std::log(p.dry_base)));  // pow(b, x)
+  }
+  return amounts;
+}
+
+void Dry(Logits& l, const Ids& kept, const Request& request) {
+  for (const auto& [c, amount] : DryAmounts(request)) {
+    if (std::binary_search(kept.begin(), kept.end(), c)) l[c] = l[c] - amount;
   }
 }
 

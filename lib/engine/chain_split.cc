@@ -15,6 +15,7 @@ using scalar_ref::IsOn;
 bool InPrefix(ChainStep step, const SamplingParams& p) {
   switch (step) {
     case ChainStep::penalties:
+    case ChainStep::dry:  // on the f64 row after the penalties (PenalizedLogits)
     case ChainStep::top_k: return true;
     case ChainStep::temperature: return p.dynatemp_range == 0;
     case ChainStep::top_p:
@@ -43,9 +44,12 @@ bool InTail(ChainStep step) {
 ChainSplit ChainSplit::Of(const Request& request, const SampleOptions& options) {
   const SamplingParams& p = request.params;
   ChainSplit split;
-  // DRY reads the history; mirostat and adaptive-p replace the terminal
-  // and carry state.
-  if (IsOn(ChainStep::dry, p) || p.mirostat != 0 || p.adaptive_target >= 0) return split;
+  // Mirostat and adaptive-p replace the terminal and carry state; the trace
+  // does not record DRY.
+  if (p.mirostat != 0 || p.adaptive_target >= 0 ||
+      (IsOn(ChainStep::dry, p) && options.trace != nullptr)) {
+    return split;
+  }
   size_t next = 0;  // in kSpecChain
   bool prefix_filters = false;
   for (const ChainStep step : p.chain.steps()) {

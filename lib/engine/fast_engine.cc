@@ -2,6 +2,7 @@
 
 #include "lib/engine/steps.hpp"
 #include "lib/engine/trace_recorder.hpp"
+#include "scalar_ref/chain_checks.hpp"
 
 namespace exactsample {
 namespace {
@@ -36,8 +37,9 @@ Plan Plan::Of(const Request& request, const SampleOptions& options) {
   // mask or trace (a 16-bit row is widened in the max pass instead: reading
   // its words in the exp pass costs more, the widening's shuffles competing
   // with the exp's). Then either
-  const bool row_as_given =
-      request.logits_type == LogitType::f32 && options.trace == nullptr && !asks.bias_or_mask;
+  // DRY changes the f64 row after the penalties.
+  const bool row_as_given = request.logits_type == LogitType::f32 && options.trace == nullptr &&
+                            !asks.bias_or_mask && !scalar_ref::IsOn(ChainStep::dry, p);
   // the one softmax serves everything (no penalty or top-p; min-p reads e
   // alone, and the processed logprob the chosen id's logit),
   const bool softmax_alone = path.one_softmax && p.top_p >= 1.0 && !PenaltiesApply(request);

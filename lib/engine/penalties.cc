@@ -12,7 +12,9 @@
 #include "lib/api/sequence_counts.hpp"
 #include "lib/threads/row_passes.hpp"
 #include "lib/engine/steps.hpp"
+#include "scalar_ref/chain_checks.hpp"
 #include "scalar_ref/checks.hpp"
+#include "scalar_ref/dry.hpp"
 #include "scalar_ref/window.hpp"
 #include "simd/compact.hpp"
 #include "simd/max.hpp"
@@ -362,6 +364,16 @@ Result<Logits> PenalizedLogits(const Request& request, const Plan& plan,
         ApplyPenalties(request, l, max, codes ? &*codes : nullptr, ws.penalty_counts);
     if (!penalized) return penalized.error();
     max = penalized->max_stale ? simd::Max(l, n) : penalized->max_logit;
+  }
+  if (scalar_ref::IsOn(ChainStep::dry, request.params)) {
+    // The reference's order: the penalties' error first, then DRY, which
+    // only lowers finite logits (Plan::Of keeps the f64 row for it).
+    if (max == -INFINITY) return *checks::MaxAfterPenalties(max, request.params);
+    for (const auto& [id, amount] : scalar_ref::DryAmounts(request)) {
+      if (l[id] != -INFINITY) l[id] = l[id] - amount;
+    }
+    max = simd::Max(l, n);
+    if (max == -INFINITY) return checks::DryEmptied(request.params);
   }
   if (auto e = checks::MaxAfterPenalties(max, request.params)) return *e;
   logits.max = max;

@@ -1,5 +1,6 @@
-// The fast engine's chain tail (lib/engine/tail.cc): llama.cpp's order and
-// random orders with top-n-sigma, typical, XTC, min_keep and dynamic temperature, the
+// The fast engine's chain tail (lib/engine/tail.cc) and DRY on the f64 row
+// (lib/engine/penalties.cc): llama.cpp's order and random orders with DRY,
+// top-n-sigma, typical, XTC, min_keep and dynamic temperature, the
 // fast engine against the reference on every compiled and supported target,
 // bit for bit: ids, logprob and processed logprob bits, top-N logprobs,
 // rank, the distribution, a chooser's view, the generator position and the
@@ -20,6 +21,7 @@
 #include "exactsample/testing.hpp"
 #include "lib/engine/chain_split.hpp"
 #include "lib/engine/choose.hpp"
+#include "scalar_ref/dry.hpp"
 #include "tests/support/random_requests.hpp"
 #include "tests/support/test_util.hpp"
 
@@ -125,7 +127,15 @@ Outcome RunSequence(const test::RandomCase& c, Engine engine, Workspace& ws) {
   return out;
 }
 
-// Typical, XTC, min_keep and dynamic temperature, each on now and then, and
+// `ids` as a short pattern of its own ids repeated to its length, most of
+// the time (the ids stay in the vocabulary).
+void Repeating(test::CaseMaker& m, std::vector<int32_t>& ids) {
+  if (ids.empty() || m.Chance(0.2)) return;
+  const size_t period = 1 + m.Below(static_cast<uint32_t>(std::min<size_t>(ids.size(), 6)));
+  for (size_t i = period; i < ids.size(); ++i) ids[i] = ids[i % period];
+}
+
+// DRY, top-n-sigma, typical, XTC, min_keep and dynamic temperature, each on now and then, and
 // a chain: llama.cpp's, the spec's, or every step that can be on in a
 // random order (the off ones do nothing); with the filters at T = 1 in the
 // llama order, top-p and min-p thresholds that rounding decides there.
@@ -137,6 +147,16 @@ void TailParams(test::CaseMaker& m, test::RandomCase& c) {
     p.xtc_threshold = m.Chance(0.3) ? 0.0 : 0.6 * m.Uniform();
   }
   if (m.Chance(0.2)) p.min_keep = 1 + m.Below(6);
+  // DRY over a history that repeats itself (so that it penalises ids), now
+  // and then with a multiplier that makes some l -inf.
+  if (m.Chance(0.35)) {
+    p.dry_multiplier = m.Chance(0.15) ? 1e300 : 0.01 + 3 * m.Uniform();
+    p.dry_base = m.Chance(0.2) ? 1.75 : 1 + 2 * m.Uniform();
+    p.dry_allowed_length = m.Below(4);
+    p.dry_penalty_last_n = 1 + m.Below(80);
+    Repeating(m, c.prompt);
+    Repeating(m, c.generated);
+  }
   // Small n cuts inside top-k's K, large n rarely; 0 is off.
   if (m.Chance(0.4)) p.top_n_sigma = m.Chance(0.2) ? 0.0 : 4 * m.Uniform();
   if (m.Chance(0.15)) {
@@ -158,6 +178,7 @@ void TailParams(test::CaseMaker& m, test::RandomCase& c) {
     }
     // Mostly first, as llama.cpp has them; later, the reference runs.
     steps.insert(steps.begin() + (m.Chance(0.8) ? 0 : m.Below(8)), ChainStep::penalties);
+    steps.insert(steps.begin() + (m.Chance(0.8) ? 1 : m.Below(9)), ChainStep::dry);
     p.chain.preset = ChainPreset::list;
     p.chain.count = static_cast<uint8_t>(steps.size());
     std::copy(steps.begin(), steps.end(), p.chain.list.begin());
@@ -193,6 +214,8 @@ std::string Describe(const test::RandomCase& c) {
          " k=" + std::to_string(p.top_k) + " p=" + std::to_string(p.top_p) +
          " m=" + std::to_string(p.min_p) + " typ=" + std::to_string(p.typical_p) +
          " sigma=" + std::to_string(p.top_n_sigma) +
+         " dry=" + std::to_string(p.dry_multiplier) + "/" + std::to_string(p.dry_base) + "/" +
+         std::to_string(p.dry_allowed_length) + "/" + std::to_string(p.dry_penalty_last_n) +
          " xtc=" + std::to_string(p.xtc_probability) + "/" + std::to_string(p.xtc_threshold) +
          " keep=" + std::to_string(p.min_keep) + " dyn=" + std::to_string(p.dynatemp_range);
 }
@@ -262,7 +285,7 @@ TEST(ChainTail, RandomChainsUpTo262144) {
 
 // llama.cpp's order with the server's defaults, rows of every shape up to
 // V = 262144, half of them with top-n-sigma on (its threshold over the row,
-// top-k moved before it): each runs the tail.
+// top-k moved before it), a third with DRY: each runs the tail.
 TEST(ChainTail, LlamaDefaults) {
   std::vector<test::RandomCase> cases;
   constexpr size_t kVocab[] = {32000, 128256, 262144};
@@ -271,6 +294,13 @@ TEST(ChainTail, LlamaDefaults) {
     if (seed % 2 == 1) {
       c.params.top_n_sigma = 0.25 * static_cast<double>(seed);
       EXPECT_TRUE(ChainSplit::Of(c.At(c.generated), {}).sigma_over_row) << seed;
+    }
+    if (seed % 3 == 1) {  // DRY with llama.cpp's defaults over a repeating history
+      c.params.dry_multiplier = 0.8;
+      c.params.dry_penalty_last_n = 64;
+      for (size_t i = 5; i < c.generated.size(); ++i) c.generated[i] = c.generated[i % 5];
+      EXPECT_TRUE(ChainSplit::Of(c.At(c.generated), {}).fast) << seed;
+      EXPECT_FALSE(scalar_ref::DryAmounts(c.At(c.generated)).empty()) << seed;
     }
     cases.push_back(std::move(c));
   }

@@ -278,15 +278,16 @@ class BenchCliTest(cli_harness.TempDirTest):
 
     def test_chains_given_more_than_once_each_get_their_rows(self):
         rows = bench_json("--chain", "spec", "--chain", "llama+typical",
-                          "--chain", "llama+typical+xtc", "--chain", "llama+top_n_sigma",
+                          "--chain", "llama+typical+xtc", "--chain", "llama+top_n_sigma", "--chain", "llama+dry",
                           "--config", "full", "--vocab", "2000",
                           "--iters", "5", "--engine", "both", "--typical-p", "0.9",
                           "--xtc-probability", "1", "--xtc-threshold", "0",
                           "--top-n-sigma", "0.5")
         self.assertEqual(sorted({(r["config"], r["engine"]) for r in rows
                                  if r["config"] != "floor"}),
-                         [(c, e) for c in ("full@llama+top_n_sigma", "full@llama+typical",
-                                           "full@llama+typical+xtc", "full@spec")
+                         [(c, e) for c in ("full@llama+dry", "full@llama+top_n_sigma",
+                                           "full@llama+typical", "full@llama+typical+xtc",
+                                           "full@spec")
                           for e in ("fast", "reference")])
 
     def test_usage_errors_exit_2(self):
@@ -314,11 +315,12 @@ class BenchCliTest(cli_harness.TempDirTest):
                 (["--chain", "top_k,topk"], "chain[1] = 'topk': not a step"),
                 (["--chain", "top_k", "--config", "topk40"],
                  "no temperature step"),
-                (["--chain", "llama+top_k"], "'+top_k': not +top_n_sigma, +typical or +xtc"),
+                (["--chain", "llama+top_k"], "'+top_k': not +dry, +top_n_sigma, +typical or +xtc"),
                 (["--chain", "penalties,top_k,temperature+typical", "--config", "topk40"],
                  "no typical step"),
                 (["--typical-p", "2"], "--typical-p"),
                 (["--top-n-sigma", "0"], "--top-n-sigma"),
+                (["--dry-multiplier", "-1"], "--dry-multiplier"),
                 (["--chain", "penalties,top_k,temperature+top_n_sigma", "--config", "topk40"],
                  "no top_n_sigma step"),
                 (["--xtc-probability", "-1"], "--xtc-probability"),

@@ -243,7 +243,9 @@ int Bench(const BenchOptions& o) {
     for (size_t at = plus; at < text.size();) {
       const size_t end = std::min(text.find('+', at + 1), text.size());
       const std::string name = text.substr(at + 1, end - at - 1);
-      if (name == "top_n_sigma") {
+      if (name == "dry") {
+        added.dry_multiplier = o.dry_multiplier;
+      } else if (name == "top_n_sigma") {
         added.top_n_sigma = o.top_n_sigma;
       } else if (name == "typical") {
         added.typical_p = o.typical_p;
@@ -251,12 +253,13 @@ int Bench(const BenchOptions& o) {
         added.xtc_probability = o.xtc_probability;
         added.xtc_threshold = o.xtc_threshold;
       } else {
-        return BadInput("--chain " + text + ": '+" + name + "': not +top_n_sigma, +typical or +xtc");
+        return BadInput("--chain " + text + ": '+" + name + "': not +dry, +top_n_sigma, +typical or +xtc");
       }
       at = end;
     }
     for (Timed t : timed) {
       t.params.chain = *chain;
+      t.params.dry_multiplier = added.dry_multiplier;
       t.params.top_n_sigma = added.top_n_sigma;
       t.params.typical_p = added.typical_p;
       t.params.xtc_probability = added.xtc_probability;

@@ -42,10 +42,11 @@ struct BenchOptions {
   // with penalties a second set of rows with them off, "<config>-nopen".
   std::vector<int64_t> history;
   // The chains every configuration runs (docs/llama-samplers.md), each a
-  // preset's name or comma-separated step names, then "+top_n_sigma",
+  // preset's name or comma-separated step names, then "+dry", "+top_n_sigma",
   // "+typical" or "+xtc" to turn those on at the values below; each its own rows
   // ("<config>@<chain>" when more than one), interleaved; empty: the spec's.
   std::vector<std::string> chains;
+  double dry_multiplier = 0.8;
   double top_n_sigma = 1.0;
   double typical_p = 0.95;
   double xtc_probability = 0.5;

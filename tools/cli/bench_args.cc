@@ -97,9 +97,12 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchOptions& o) {
   bench->add_option("--chain", o.chains,
                     "the chain every configuration runs: spec (default), llama, or step "
                     "names, comma-separated (docs/llama-samplers.md; which chains the "
-                    "fast engine runs: its Engines section), then +top_n_sigma, +typical or +xtc to "
+                    "fast engine runs: its Engines section), then +dry, +top_n_sigma, +typical or +xtc to "
                     "turn those on; given more than once, each chain its own rows "
                     "\"<config>@<chain>\", interleaved");
+  bench->add_option("--dry-multiplier", o.dry_multiplier,
+                    "DRY's multiplier with +dry, its other fields their defaults (default 0.8)")
+      ->check(CLI::PositiveNumber);
   bench->add_option("--top-n-sigma", o.top_n_sigma,
                     "top-n-sigma's n with +top_n_sigma (default 1)")
       ->check(CLI::PositiveNumber);
