@@ -36,7 +36,9 @@ BreakerViews BreakersFrom(py::handle value) {
   Ids ids;
   size_t j = 0;
   for (py::handle breaker : value) {
-    const std::string at = "[" + std::to_string(j++) + "]";
+    // Appended, not "[" + std::to_string(j): GCC 12 reports a false
+    // -Wrestrict for a literal prepended to a temporary string.
+    const std::string at = std::string("[").append(std::to_string(j++)).append("]");
     if (!IsList(breaker)) NotBreakers(breaker, at);
     std::vector<int32_t>& b = ids.emplace_back();
     for (py::handle id : breaker) {

@@ -13,8 +13,8 @@ namespace {
 
 // The candidate thresholds over a whole row, highest first, by share of Z:
 // on a peaked row a few ids with large q hold the nucleus.
-constexpr int kLevels[] = {6, 9, 12, 14, 17};  // q >= 2^-6, ..., 2^-17
-constexpr size_t kMaxLevels = std::size(kLevels);
+constexpr int kRowLevels[] = {6, 9, 12, 14, 17};  // q >= 2^-6, ..., 2^-17
+constexpr size_t kMaxLevels = std::size(kRowLevels);
 static_assert(kMaxLevels - 1 <= twins::kMaxLevels, "one counting pass over the others");
 
 // Moves K's entries ws.ids[0..count) to the compact buffers and cuts there.
@@ -54,7 +54,7 @@ bool CutAmongCandidates(KeptSet& kept, const SamplingParams& params, detail::Wor
   const double lowest = TopPCandidateThreshold(kept.z, kept.n, params.top_p);
   double levels[kMaxLevels];
   size_t count = 0;
-  for (int j : kLevels) {
+  for (int j : kRowLevels) {
     const double x = std::ldexp(kept.z, -j);
     if (x > lowest) levels[count++] = x;
   }

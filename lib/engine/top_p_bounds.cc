@@ -27,12 +27,12 @@ constexpr double kMaxBoundError = 0x1p-30;
 // nuclei at p = 0.95 and T = 0.8 end (the walk runs over the smallest
 // level that holds p Z). Higher ones would save little: the walk over a
 // peaked row's few candidates is short anyway.
-constexpr int kLevels[] = {12, 14, 15, 16, 17};
+constexpr int kBoundLevels[] = {12, 14, 15, 16, 17};
 // The index of 2^-16, the level whose candidates come first.
 constexpr size_t kFirstLevel = 3;
-static_assert(kLevels[kFirstLevel] == 16);
+static_assert(kBoundLevels[kFirstLevel] == 16);
 static_assert(kFirstLevel + 1 <= twins::kMaxLevels &&
-                  std::size(kLevels) - kFirstLevel - 1 <= twins::kMaxLevels,
+                  std::size(kBoundLevels) - kFirstLevel - 1 <= twins::kMaxLevels,
               "each compaction's levels in one counting pass");
 
 // The f32 logits at or above which every id with e >= level lies: e is
@@ -142,13 +142,13 @@ bool BoundsApply(const Logits& logits, const SamplingParams& params, const Plan&
 // or below TopP's lowest threshold are left out (its ids hold too little
 // mass to matter), and that threshold alone is tried where all are.
 struct Levels {
-  double at[std::size(kLevels) + 1];
+  double at[std::size(kBoundLevels) + 1];
   size_t count = 0;
 };
 Levels LevelsOf(double z_lo, size_t n, double top_p) {
   const double lowest = TopPCandidateThreshold(z_lo, n, top_p);
   Levels levels;
-  for (const int j : kLevels) {
+  for (const int j : kBoundLevels) {
     const double level = std::ldexp(z_lo, -j);
     if (level > lowest) levels.at[levels.count++] = level;
   }

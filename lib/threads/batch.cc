@@ -62,8 +62,6 @@ struct RowStates {
     }
   }
 };
-using S = RowStates;
-using State = RowStates::State;
 
 struct RowSlot {
   threads::Claim<RowStates> claim;
@@ -179,7 +177,7 @@ void BatchJob::Help() {
       return;
     }
     RowSlot& slot = slots_[i];
-    if (!slot.claim.Move(S::kFree, S::kCopying)) {
+    if (!slot.claim.Move(RowStates::kFree, RowStates::kCopying)) {
       readers_.Leave();
       continue;  // the caller took it before it started
     }
@@ -196,7 +194,7 @@ void BatchJob::Help() {
       continue;  // out of memory: the caller samples the row
     }
     readers_.Leave();
-    if (!slot.claim.Move(S::kCopying, S::kCopied)) continue;  // taken meanwhile
+    if (!slot.claim.Move(RowStates::kCopying, RowStates::kCopied)) continue;  // taken meanwhile
     threads::RunHelperHook(i);
     try {
       if (rng) {
@@ -208,7 +206,7 @@ void BatchJob::Help() {
     } catch (...) {
       continue;  // left for the caller
     }
-    slot.claim.Move(S::kCopied, S::kDone);  // fails when taken meanwhile
+    slot.claim.Move(RowStates::kCopied, RowStates::kDone);  // fails when taken meanwhile
   }
 }
 
@@ -303,7 +301,7 @@ void sample_batch(std::span<const BatchRow> rows,
   for (;;) {
     const size_t i = job.next_row_.fetch_add(1, std::memory_order_seq_cst);
     if (i >= bulk) break;
-    job.slots_[i].claim.Set(S::kFree, S::kCaller);  // no helper was given i
+    job.slots_[i].claim.Set(RowStates::kFree, RowStates::kCaller);  // no helper was given i
     in_place(i, whole);
   }
   for (size_t i = bulk; i < count; ++i) in_place(i, split);
@@ -315,7 +313,7 @@ void sample_batch(std::span<const BatchRow> rows,
     Pcg32* const rng = rows[i].rng;
     if (rng != nullptr) slot.taken_rng = *rng;
     bool stopped = false;
-    own.supersede = {slot.claim.Word(), S::kDone, &stopped};
+    own.supersede = {slot.claim.Word(), RowStates::kDone, &stopped};
     struct Clear {
       threads::Supersede& at;
       ~Clear() { at = {}; }
@@ -323,26 +321,26 @@ void sample_batch(std::span<const BatchRow> rows,
     threads::RunRaceHook(i, threads::Race::started);
     sample_row(i, whole, rng != nullptr ? &slot.taken_rng : nullptr);
     if (stopped) {  // at kDone, which is final: the helper's result serves
-      assert(slot.claim.Load() == S::kDone);
+      assert(slot.claim.Load() == RowStates::kDone);
       threads::RunRaceHook(i, threads::Race::helper_served);
       return false;
     }
-    const State s = slot.claim.MoveFromAny([](State from) {
-      return from == S::kCopying || from == S::kCopied ? S::kTaken : from;
+    const RowStates::State s = slot.claim.MoveFromAny([](RowStates::State from) {
+      return from == RowStates::kCopying || from == RowStates::kCopied ? RowStates::kTaken : from;
     });
-    if (s == S::kDone) return false;  // finished by both: the same result
+    if (s == RowStates::kDone) return false;  // finished by both: the same result
     slot.write_back = rng != nullptr;
     return true;
   };
   for (size_t i = 0; i < bulk; ++i) {
     RowSlot& slot = job.slots_[i];
-    State s = S::kFree;
-    if (slot.claim.Move(S::kFree, S::kTaken, &s)) {
+    RowStates::State s = RowStates::kFree;
+    if (slot.claim.Move(RowStates::kFree, RowStates::kTaken, &s)) {
       in_place(i, whole);  // no helper started it
       continue;
     }
-    if ((s == S::kCopying || s == S::kCopied) && race(i, slot)) continue;
-    if (s != S::kCaller) {
+    if ((s == RowStates::kCopying || s == RowStates::kCopied) && race(i, slot)) continue;
+    if (s != RowStates::kCaller) {
       results[i] = std::move(*slot.result);
       if (rows[i].rng != nullptr) *rows[i].rng = slot.rng;
     }

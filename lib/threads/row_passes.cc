@@ -17,8 +17,7 @@ constexpr size_t kMinPerThread = 16384;
 // this many ids whether the helper has finished it meanwhile.
 constexpr size_t kRaceBlock = 512;
 
-using S = threads::PieceStates;
-using State = S::State;
+using threads::PieceStates;
 
 }  // namespace
 
@@ -105,18 +104,18 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
   // piece below: a helper's finished one gives its result, any other is
   // computed here (taken over from a helper that has not finished).
   size_t top = pieces.count;
-  while (top > 0 && j.max_claims_[top - 1].Move(S::kFree, S::kCaller)) compute(--top);
+  while (top > 0 && j.max_claims_[top - 1].Move(PieceStates::kFree, PieceStates::kCaller)) compute(--top);
   for (size_t k = 0; k < top; ++k) {
     threads::PieceClaim& claim = j.max_claims_[k];
-    State s = claim.MoveFromAny([](State from) {
-      return from == S::kFree ? S::kCaller : from == S::kHelper ? S::kTaken : from;
+    PieceStates::State s = claim.MoveFromAny([](PieceStates::State from) {
+      return from == PieceStates::kFree ? PieceStates::kCaller : from == PieceStates::kHelper ? PieceStates::kTaken : from;
     });
-    if (s == S::kMoving) {  // a widened piece on its way into l_out
-      threads::SpinWhile([&] { return claim.Load() == S::kMoving; },
+    if (s == PieceStates::kMoving) {  // a widened piece on its way into l_out
+      threads::SpinWhile([&] { return claim.Load() == PieceStates::kMoving; },
                          threads::SpinClock::duration::max());
-      s = S::kDone;
+      s = PieceStates::kDone;
     }
-    if (s == S::kDone) {
+    if (s == PieceStates::kDone) {
       add(j.max_of_[k]);
     } else {
       compute(k);
@@ -137,7 +136,7 @@ void RowJob::MaxFromBottom() {
   for (;;) {
     readers_.Enter();
     const size_t k = max_next_.fetch_add(1, std::memory_order_seq_cst);
-    if (k >= max_pieces_.count || !max_claims_[k].Move(S::kFree, S::kHelper)) {
+    if (k >= max_pieces_.count || !max_claims_[k].Move(PieceStates::kFree, PieceStates::kHelper)) {
       readers_.Leave();
       return;
     }
@@ -153,12 +152,12 @@ void RowJob::MaxFromBottom() {
       continue;
     }
     // The piece is the caller's once taken: l is written only while held.
-    if (!max_claims_[k].Move(S::kHelper, S::kMoving)) {
-      max_claims_[k].Set(S::kTaken, S::kLateDone);
+    if (!max_claims_[k].Move(PieceStates::kHelper, PieceStates::kMoving)) {
+      max_claims_[k].Set(PieceStates::kTaken, PieceStates::kLateDone);
       continue;
     }
     std::memcpy(widen_.l + begin, widen_.stage + begin, length * sizeof(double));
-    max_claims_[k].Set(S::kMoving, S::kDone);
+    max_claims_[k].Set(PieceStates::kMoving, PieceStates::kDone);
   }
 }
 
@@ -166,21 +165,21 @@ bool RowJob::CopiedByMaxPass(size_t k) const {
   if (!max_split_) return false;
   // kHelper or kTaken: another helper copies it now (rare: the spin, with
   // its clock, only then).
-  State s = max_claims_[k].Load();
+  PieceStates::State s = max_claims_[k].Load();
   const auto copying = [&] {
     s = max_claims_[k].Load();
-    return s == S::kHelper || s == S::kTaken;
+    return s == PieceStates::kHelper || s == PieceStates::kTaken;
   };
-  if (s == S::kHelper || s == S::kTaken) {
+  if (s == PieceStates::kHelper || s == PieceStates::kTaken) {
     threads::SpinWhile(copying, threads::SpinClock::duration::max());
   }
-  return s == S::kDone || s == S::kLateDone;
+  return s == PieceStates::kDone || s == PieceStates::kLateDone;
 }
 
 // The reader entered before the claim: once the caller has seen every piece
 // claimed and no reader inside, no helper reads its row again.
 bool RowJob::ClaimPiece(size_t k, simd::ExpSource& src) {
-  if (!claims_[k].Move(S::kFree, S::kHelper)) {
+  if (!claims_[k].Move(PieceStates::kFree, PieceStates::kHelper)) {
     readers_.Leave();
     return false;
   }
@@ -198,9 +197,9 @@ bool RowJob::ClaimPiece(size_t k, simd::ExpSource& src) {
 }
 
 bool RowJob::Finish(threads::PieceClaim& claim) {
-  if (claim.Move(S::kHelper, S::kDone)) return true;
+  if (claim.Move(PieceStates::kHelper, PieceStates::kDone)) return true;
   // Taken over meanwhile: nobody but this helper moves it on from there.
-  claim.Set(S::kTaken, S::kLateDone);
+  claim.Set(PieceStates::kTaken, PieceStates::kLateDone);
   return false;
 }
 
@@ -323,13 +322,13 @@ void RowJob::Publish(simd::ExpSource src, size_t n, double divisor, double shift
 // sum. As soon as none has (it may have been preempted before it could),
 // the caller stops and sums from the bottom itself.
 void RowJob::CallerFromTop() {
-  const auto bottom_taken = [&] { return claims_[0].Load() != S::kFree; };
+  const auto bottom_taken = [&] { return claims_[0].Load() != PieceStates::kFree; };
   if (present_.load(std::memory_order_seq_cst) == 0 && !bottom_taken()) return;
   for (;;) {
     const ptrdiff_t p = cursor_.fetch_sub(1, std::memory_order_seq_cst);
     if (p <= 0) return;  // piece 0 is summed in order
     const auto k = static_cast<size_t>(p);
-    if (!claims_[k].Move(S::kFree, S::kCaller)) return;
+    if (!claims_[k].Move(PieceStates::kFree, PieceStates::kCaller)) return;
     const size_t begin = pieces_.Begin(k);
     simd::ExpStore(src_.At(begin), pieces_.Length(k), divisor_, shift_, e_ + begin, v_);
     if (!bottom_taken()) return;
@@ -355,13 +354,13 @@ double RowJob::SumInOrder(double* prefix, bool keep_e) {
     }
     const size_t begin = pieces_.Begin(p);
     const size_t length = pieces_.Length(p);
-    State s = S::kFree;
-    if (claims_[p].Move(S::kFree, S::kCaller, &s)) {
+    PieceStates::State s = PieceStates::kFree;
+    if (claims_[p].Move(PieceStates::kFree, PieceStates::kCaller, &s)) {
       z = simd::ExpSum(src_.At(begin), length, divisor_, shift_,
                        in_order != nullptr ? in_order + begin : nullptr, v_, z);
       continue;
     }
-    if (s == S::kHelper) {
+    if (s == PieceStates::kHelper) {
       if (const std::optional<double> mine = Race(p, z, recomputed_e)) {
         z = *mine;
         continue;
@@ -389,7 +388,7 @@ std::optional<double> RowJob::Race(size_t p, double z, double* recomputed_e) {
   double mine = z;
   size_t done = 0;
   for (; done < length; done += kRaceBlock) {
-    if (p < summed_.load(std::memory_order_acquire) || claims_[p].Load() != S::kHelper) break;
+    if (p < summed_.load(std::memory_order_acquire) || claims_[p].Load() != PieceStates::kHelper) break;
     double* const copy = recomputed_e != nullptr ? recomputed_e + begin + done : nullptr;
     mine = simd::ExpSum(src_.At(begin + done), std::min(kRaceBlock, length - done), divisor_,
                         shift_, copy, v_, mine);
@@ -400,7 +399,7 @@ std::optional<double> RowJob::Race(size_t p, double z, double* recomputed_e) {
   }
   // Finished here first: the caller's copy serves unless the helper's
   // arrived meanwhile too (the same values).
-  if (claims_[p].Move(S::kHelper, S::kTaken) && recomputed_e != nullptr) recomputed_.Add(p);
+  if (claims_[p].Move(PieceStates::kHelper, PieceStates::kTaken) && recomputed_e != nullptr) recomputed_.Add(p);
   return mine;
 }
 

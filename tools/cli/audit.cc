@@ -1,6 +1,7 @@
 // `exactsample audit` without --greedy-streams: every request on the
 // reference engine and on the fast engine on every supported target, and
 // against another implementation's output when --against is given.
+#include "tools/cli/commands.hpp"
 #include "tools/cli/audit.hpp"
 
 #include <algorithm>
@@ -18,11 +19,6 @@
 namespace exactsample::cli {
 namespace {
 
-int BadInput(const std::string& message) {
-  std::cerr << "exactsample audit: " << message << "\n";
-  return 2;
-}
-
 std::vector<std::string> SupportedTargets() {
   std::vector<std::string> names;
   for (const TargetInfo& t : compiled_targets()) {
@@ -38,28 +34,28 @@ int Audit(const AuditOptions& o) {
                                 &o.greedy_streams};
   if (std::count_if(std::begin(files), std::end(files),
                     [](const std::string* f) { return *f == "-"; }) > 1) {
-    return BadInput("only one input can be - (standard input)");
+    return UsageError("audit", "only one input can be - (standard input)");
   }
   if (!o.greedy_streams.empty()) return AuditGreedyStreams(o);
   const auto start = std::chrono::steady_clock::now();
   const auto inputs = LoadAuditInputs(o);
-  if (!inputs) return BadInput(inputs.error().message);
+  if (!inputs) return UsageError("audit", inputs.error().message);
   const std::vector<AuditRequest>& requests = inputs->requests;
 
   std::vector<OtherResult> others;
   const std::string other_name = std::filesystem::path(o.against).filename().string();
   if (!o.against.empty()) {
     auto read = ReadOtherResults(o.against);
-    if (!read) return BadInput(read.error().message);
+    if (!read) return UsageError("audit", read.error().message);
     others = *read;
     if (others.size() != requests.size()) {
-      return BadInput(o.against + " has " + std::to_string(others.size()) +
+      return UsageError("audit", o.against + " has " + std::to_string(others.size()) +
                       " result lines for " + std::to_string(requests.size()) +
                       " requests; give one line per request, in order");
     }
     for (size_t i = 0; i < others.size(); ++i) {
       if (others[i].name && requests[i].named && *others[i].name != requests[i].name) {
-        return BadInput(o.against + ": result " + std::to_string(i) + " is for \"" +
+        return UsageError("audit", o.against + ": result " + std::to_string(i) + " is for \"" +
                         *others[i].name + "\", request " + std::to_string(i) +
                         " is \"" + requests[i].name + "\"; give the results in input order");
       }

@@ -17,7 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-Error Bad(const std::string& message) {
+Error StreamError(const std::string& message) {
   return {ErrorCode::invalid_parameter, "stream", message};
 }
 
@@ -26,13 +26,13 @@ Result<GreedyStream> ParseStream(const json& j, const std::filesystem::path& fol
                                  npy::Matrix& rows) {
   static const std::set<std::string> kKeys{"name",      "logits", "ids", "prompt",
                                            "generated", "params"};
-  if (!j.is_object()) return Bad("expected an object");
+  if (!j.is_object()) return StreamError("expected an object");
   for (const auto& [key, value] : j.items()) {
-    if (!kKeys.contains(key)) return Bad("unknown field \"" + key + "\"");
+    if (!kKeys.contains(key)) return StreamError("unknown field \"" + key + "\"");
   }
-  if (j.contains("name") && !j["name"].is_string()) return Bad("name: not a string");
+  if (j.contains("name") && !j["name"].is_string()) return StreamError("name: not a string");
   if (!j.contains("logits") || !j["logits"].is_string()) {
-    return Bad("logits: missing or not the path of a .npy file");
+    return StreamError("logits: missing or not the path of a .npy file");
   }
   const std::string npy_path = (folder / j["logits"].get<std::string>()).string();
   if (auto e = npy::Read(npy_path, rows)) return *e;
@@ -42,14 +42,14 @@ Result<GreedyStream> ParseStream(const json& j, const std::filesystem::path& fol
   if (j.contains("params")) {
     if (auto e = ParseParams(j["params"], s.params); !e) return e.error();
   }
-  if (!j.contains("ids")) return Bad("ids: missing");
+  if (!j.contains("ids")) return StreamError("ids: missing");
   for (auto [field, ids] : {std::pair{"ids", &s.other_ids}, std::pair{"prompt", &s.prompt},
                             std::pair{"generated", &s.generated}}) {
     if (!j.contains(field)) continue;
     if (auto e = ParseIds(j[field], field, rows.cols, *ids); !e) return e.error();
   }
   if (s.other_ids.size() > rows.rows) {
-    return Bad("ids: " + std::to_string(s.other_ids.size()) + " ids for the " +
+    return StreamError("ids: " + std::to_string(s.other_ids.size()) + " ids for the " +
                std::to_string(rows.rows) + " rows of " + npy_path +
                "; give one row of logits per step");
   }

@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-Error Bad(const std::string& message) {
+Error InputError(const std::string& message) {
   return {ErrorCode::invalid_parameter, "input", message};
 }
 
@@ -58,13 +58,13 @@ Result<AuditRequest> ParseRequest(const json& j, size_t index,
                                   const npy::Matrix& m) {
   static const std::set<std::string> kKeys{"name",      "params", "prompt",
                                            "generated", "seed",   "steps", "row"};
-  if (!j.is_object()) return Bad("expected an object");
+  if (!j.is_object()) return InputError("expected an object");
   for (const auto& [key, value] : j.items()) {
-    if (!kKeys.contains(key)) return Bad("unknown field \"" + key + "\"");
+    if (!kKeys.contains(key)) return InputError("unknown field \"" + key + "\"");
   }
   AuditRequest r;
   r.named = j.contains("name");
-  if (r.named && !j["name"].is_string()) return Bad("name: not a string");
+  if (r.named && !j["name"].is_string()) return InputError("name: not a string");
   r.name = r.named ? j["name"].get<std::string>() : "request " + std::to_string(index);
   size_t row = index % m.rows;
   if (j.contains("row")) {
@@ -89,12 +89,12 @@ Result<AuditRequest> ParseRequest(const json& j, size_t index,
 Result<AuditInputs> FromNpy(const AuditOptions& o) {
   AuditInputs in;
   if (auto e = npy::Read(o.logits, in.matrix)) return *e;
-  if (in.matrix.rows == 0) return Bad(o.logits + ": no rows");
+  if (in.matrix.rows == 0) return InputError(o.logits + ": no rows");
   if (o.requests.empty()) {  // the flags, for every row
     // Checked once here: a bad flag is bad usage, not a request every side rejects.
     const float one_logit = 0.0f;
     if (auto v = validate(Request{{&one_logit, 1}, {}, {}, o.params}); !v) {
-      return Bad("bad flag: " + v.error().message);
+      return InputError("bad flag: " + v.error().message);
     }
     for (size_t i = 0; i < in.matrix.rows; ++i) {
       AuditRequest r;
@@ -112,7 +112,7 @@ Result<AuditInputs> FromNpy(const AuditOptions& o) {
   if (!lines) return lines.error();
   for (size_t i = 0; i < lines->size(); ++i) {
     auto r = ParseRequest((*lines)[i].value, i, in.matrix);
-    if (!r) return Bad(Where(o.requests, (*lines)[i]) + r.error().message);
+    if (!r) return InputError(Where(o.requests, (*lines)[i]) + r.error().message);
     in.requests.push_back(*r);
   }
   return in;
@@ -123,7 +123,7 @@ Result<AuditInputs> FromNpy(const AuditOptions& o) {
 Result<AuditInputs> LoadAuditInputs(const AuditOptions& o) {
   if (!o.replay.empty()) return FromReplay(o.replay);
   if (!o.logits.empty()) return FromNpy(o);
-  return Bad("give --replay FILE, --logits FILE.npy or --greedy-streams FILE");
+  return InputError("give --replay FILE, --logits FILE.npy or --greedy-streams FILE");
 }
 
 }  // namespace exactsample::cli

@@ -1,6 +1,7 @@
 // `exactsample bench`: one cell per printed row, each timed one call at a
 // time, the cells interleaved so that drift on a shared machine and the
 // cache state a call starts from hit every row alike.
+#include "tools/cli/commands.hpp"
 #include "tools/cli/bench.hpp"
 
 #include <algorithm>
@@ -30,11 +31,6 @@
 
 namespace exactsample::cli {
 namespace {
-
-int BadInput(const std::string& message) {
-  std::cerr << "exactsample bench: " << message << "\n";
-  return 2;
-}
 
 std::string BestTarget() {
   for (const TargetInfo& t : compiled_targets()) {
@@ -142,12 +138,12 @@ std::vector<std::pair<std::string, SamplingParams>> Variants(const StandardConfi
 int Bench(const BenchOptions& o) {
   if (o.speculative > 0) return BenchSpeculative(o);
   if (!o.history.empty() && o.batch > 0) {
-    return BadInput("--history times single calls through a Sequence; drop --batch");
+    return UsageError("bench", "--history times single calls through a Sequence; drop --batch");
   }
   auto read = BenchRowOf(o.logits, o.vocab, o.row_seed);
-  if (!read) return BadInput(read.error().message);
+  if (!read) return UsageError("bench", read.error().message);
   std::vector<float> logits = std::move(read.value());
-  if (auto r = testing::force_target(o.target); !r) return BadInput(r.error().message);
+  if (auto r = testing::force_target(o.target); !r) return UsageError("bench", r.error().message);
   const std::string target = o.target.empty() ? BestTarget() : o.target;
   const auto listed = [&](const std::string& config) {
     return o.configs.empty() ||
@@ -194,7 +190,7 @@ int Bench(const BenchOptions& o) {
       rounded.logits16 = words;
       rounded.logits_type = type;
       if (auto v = validate(rounded); !v) {
-        return BadInput("--dtype " + name + ": the row rounded to " + name + ": " +
+        return UsageError("bench", "--dtype " + name + ": the row rounded to " + name + ": " +
                         v.error().message);
       }
     }
@@ -238,7 +234,7 @@ int Bench(const BenchOptions& o) {
   for (const std::string& text : chains) {
     const size_t plus = std::min(text.find('+'), text.size());
     const Result<Chain> chain = ChainOption(text.substr(0, plus));
-    if (!chain) return BadInput("--chain: " + chain.error().message);
+    if (!chain) return UsageError("bench", "--chain: " + chain.error().message);
     SamplingParams added;
     for (size_t at = plus; at < text.size();) {
       const size_t end = std::min(text.find('+', at + 1), text.size());
@@ -253,7 +249,7 @@ int Bench(const BenchOptions& o) {
         added.xtc_probability = o.xtc_probability;
         added.xtc_threshold = o.xtc_threshold;
       } else {
-        return BadInput("--chain " + text + ": '+" + name + "': not +dry, +top_n_sigma, +typical or +xtc");
+        return UsageError("bench", "--chain " + text + ": '+" + name + "': not +dry, +top_n_sigma, +typical or +xtc");
       }
       at = end;
     }
@@ -265,7 +261,7 @@ int Bench(const BenchOptions& o) {
       t.params.xtc_probability = added.xtc_probability;
       t.params.xtc_threshold = added.xtc_threshold;
       if (auto ok = validate(Request{logits, {}, t.history, t.params}); !ok) {
-        return BadInput("--chain " + text + " with --config " + t.name + ": " +
+        return UsageError("bench", "--chain " + text + " with --config " + t.name + ": " +
                         ok.error().message);
       }
       if (chains.size() > 1) t.name += "@" + text;
@@ -343,7 +339,7 @@ int Bench(const BenchOptions& o) {
       }
     }
   }
-  if (refused) return BadInput("--history: " + refused->message);
+  if (refused) return UsageError("bench", "--history: " + refused->message);
   {
     const BusyThreads busy(o.contend);
     Measure(cells);

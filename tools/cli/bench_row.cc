@@ -10,7 +10,7 @@
 namespace exactsample::cli {
 namespace {
 
-Error Bad(const std::string& path, const std::string& why) {
+Error RowFileError(const std::string& path, const std::string& why) {
   return {ErrorCode::invalid_logits, "logits", path + ": " + why};
 }
 
@@ -18,9 +18,9 @@ Error Bad(const std::string& path, const std::string& why) {
 Result<std::vector<float>> ReadRawF32(const std::string& path) {
   const auto bytes = ReadInputFile(path);
   if (!bytes) return bytes.error();
-  if (bytes->empty()) return Bad(path, "empty, no logits");
+  if (bytes->empty()) return RowFileError(path, "empty, no logits");
   if (bytes->size() % 4 != 0) {
-    return Bad(path, std::to_string(bytes->size()) +
+    return RowFileError(path, std::to_string(bytes->size()) +
                          " bytes is not a multiple of 4 (raw little-endian f32 values)");
   }
   std::vector<float> x(bytes->size() / 4);
@@ -38,7 +38,7 @@ Result<std::vector<float>> ReadNpyRow(const std::string& path) {
   npy::Matrix m;
   if (auto e = npy::Read(path, m)) return *e;
   if (m.rows != 1) {
-    return Bad(path, std::to_string(m.rows) + " rows; bench times one row: give shape "
+    return RowFileError(path, std::to_string(m.rows) + " rows; bench times one row: give shape "
                                               "(V,) or (1, V), e.g. a[0]");
   }
   return std::move(m.values);
@@ -49,7 +49,7 @@ Result<std::vector<float>> ReadNpyRow(const std::string& path) {
 Result<std::vector<float>> ReadBenchRow(const std::string& path) {
   if (path == "-" || path.ends_with(".npy")) return ReadNpyRow(path);
   if (path.ends_with(".f32")) return ReadRawF32(path);
-  return Bad(path, "unknown kind of file: give FILE.npy, or raw little-endian f32 "
+  return RowFileError(path, "unknown kind of file: give FILE.npy, or raw little-endian f32 "
                    "values as FILE.f32");
 }
 

@@ -1,3 +1,4 @@
+#include "tools/cli/commands.hpp"
 #include "tools/cli/bench_speculative.hpp"
 
 #include <algorithm>
@@ -18,10 +19,7 @@
 namespace exactsample::cli {
 namespace {
 
-int BadInput(const std::string& message) {
-  std::cerr << "exactsample bench: --speculative: " << message << "\n";
-  return 2;
-}
+int SpeculativeUsageError(const std::string& message) { return UsageError("bench", "--speculative: " + message); }
 
 // x with noise uniform in [-spread, spread] on every finite logit, from a
 // fixed generator.
@@ -45,20 +43,20 @@ struct Rows {
 
 int BenchSpeculative(const BenchOptions& o) {
   if (o.batch > 0 || !o.history.empty() || o.Extras() || o.dtypes != std::vector<std::string>{"f32"}) {
-    return BadInput("times single f32 calls: drop --batch, --history, --bias, --mask, "
+    return SpeculativeUsageError("times single f32 calls: drop --batch, --history, --bias, --mask, "
                     "--top-logprobs and --dtype");
   }
   if (o.configs.size() > 1 || o.threads.size() > 1) {
-    return BadInput("times one configuration at one thread count");
+    return SpeculativeUsageError("times one configuration at one thread count");
   }
   const std::string config = o.configs.empty() ? "plain" : o.configs[0];
   const auto c = std::find_if(StandardConfigs().begin(), StandardConfigs().end(),
                               [&](const StandardConfig& s) { return s.name == config; });
-  if (c == StandardConfigs().end()) return BadInput("--config " + config + " is not an engine row");
+  if (c == StandardConfigs().end()) return SpeculativeUsageError("--config " + config + " is not an engine row");
   auto read = BenchRowOf(o.logits, o.vocab, o.row_seed);
-  if (!read) return BadInput(read.error().message);
+  if (!read) return SpeculativeUsageError(read.error().message);
   std::vector<float> logits = std::move(read.value());
-  if (auto r = testing::force_target(o.target); !r) return BadInput(r.error().message);
+  if (auto r = testing::force_target(o.target); !r) return SpeculativeUsageError(r.error().message);
   std::string target = "scalar";
   const Engine engine = o.engine == "reference" ? Engine::reference : Engine::fast;
   for (const TargetInfo& t : compiled_targets()) {
@@ -75,7 +73,7 @@ int BenchSpeculative(const BenchOptions& o) {
     rows->draft.push_back(Near(rows->target[j], 0.05, noise));
     rows->histories.push_back(rows->ids);
     const auto q = distribution({rows->draft[j], {}, rows->ids, c->params}, ws, options);
-    if (!q) return BadInput(q.error().message);
+    if (!q) return SpeculativeUsageError(q.error().message);
     rows->ids.push_back(std::max_element(q->begin(), q->end(), [](const KeptProb& a,
                                                                    const KeptProb& b) {
                           return a.q < b.q;
@@ -95,7 +93,7 @@ int BenchSpeculative(const BenchOptions& o) {
   for (uint64_t s = 0; s < 1000 && (probe.accepted != gamma || !rejecting); ++s) {
     Pcg32 g = stream(s, Purpose::sample);
     auto v = verify(request, drafts, g, ws, options);
-    if (!v) return BadInput(v.error().message);
+    if (!v) return SpeculativeUsageError(v.error().message);
     if (v->accepted == 0 && v->draws == 2 && !rejecting) rejecting = s;
     if (probe.accepted == gamma) continue;
     if (s == 0 || v->accepted == gamma) {

@@ -11,10 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-Error Bad(const std::string& field, const std::string& why) {
-  return {ErrorCode::invalid_parameter, field, field + ": " + why};
-}
-
 struct TooDeep {};
 struct DuplicateKey {
   std::string key;
@@ -45,7 +41,7 @@ bool IsNumericText(std::string_view s) {
 }
 
 Error OutOfRange(const std::string& field, const json& v, const std::string& range) {
-  return Bad(field, "expected an integer in " + range + ", got " + Brief(v));
+  return FieldError(field, "expected an integer in " + range + ", got " + Brief(v));
 }
 
 }  // namespace
@@ -73,11 +69,11 @@ Result<json> ParseJson(std::string_view text, const std::string& where) {
   try {
     return json::parse(text, checked);
   } catch (const TooDeep&) {
-    return Bad(where, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    return FieldError(where, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   } catch (const DuplicateKey& e) {
-    return Bad(where, "the key " + Brief(json(e.key)) + " appears twice in one object");
+    return FieldError(where, "the key " + Brief(json(e.key)) + " appears twice in one object");
   } catch (const json::exception& e) {
-    return Bad(where, std::string("not JSON: ") + e.what());
+    return FieldError(where, std::string("not JSON: ") + e.what());
   }
 }
 
@@ -118,11 +114,11 @@ Result<double> ParseReal(const json& v, const std::string& field) {
     const std::string& s = v.get_ref<const std::string&>();
     const double d = std::strtod(s.c_str(), nullptr);
     if (std::isinf(d) && s.find("inf") == std::string::npos) {
-      return Bad(field, Brief(v) + " is beyond the f64 range");
+      return FieldError(field, Brief(v) + " is beyond the f64 range");
     }
     return d;
   }
-  return Bad(field, "expected a number or a numeric string (JSON number syntax, "
+  return FieldError(field, "expected a number or a numeric string (JSON number syntax, "
                     "\"inf\", \"-inf\" or \"nan\"), got " + Brief(v));
 }
 
@@ -146,6 +142,10 @@ Result<uint64_t> ParseUnsigned(const json& v, const std::string& field) {
     return OutOfRange(field, v, "[0, " + std::to_string(UINT64_MAX) + "]");
   }
   return v.get<uint64_t>();
+}
+
+Error FieldError(const std::string& field, const std::string& why) {
+  return {ErrorCode::invalid_parameter, field, field + ": " + why};
 }
 
 }  // namespace exactsample::cli

@@ -35,4 +35,7 @@ Result<int64_t> ParseInt(const nlohmann::json& v, const std::string& field,
                          int64_t lo, int64_t hi);
 Result<uint64_t> ParseUnsigned(const nlohmann::json& v, const std::string& field);
 
+// An invalid_parameter error naming `field`, its message "<field>: <why>".
+Error FieldError(const std::string& field, const std::string& why);
+
 }  // namespace exactsample::cli

@@ -34,10 +34,7 @@ Result<std::vector<Token>> RunCase(const ReplayCase& c, Workspace& ws,
 }  // namespace
 
 int Replay(const std::string& path, const EngineChoice& choice) {
-  const auto bad = [](const std::string& message) {
-    std::cerr << "exactsample replay: " << message << "\n";
-    return 2;
-  };
+  const auto bad = [](const std::string& message) { return UsageError("replay", message); };
   if (choice.engine == Engine::reference && !choice.target.empty()) {
     return bad("--target " + choice.target +
                " applies to the fast engine only, not to --engine reference");

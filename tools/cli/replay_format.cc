@@ -8,22 +8,15 @@
 #include "tools/lib/input_file.hpp"
 
 namespace exactsample::cli {
-namespace {
 
 using nlohmann::json;
-
-Error Bad(const std::string& field, const std::string& why) {
-  return {ErrorCode::invalid_parameter, field, field + ": " + why};
-}
-
-}  // namespace
 
 Result<float> ParseLogit(const json& v, const std::string& field) {
   const auto d = ParseReal(v, field);
   if (!d) return d.error();
   const float f = static_cast<float>(*d);
   if (std::isinf(f) && !std::isinf(*d)) {
-    return Bad(field, Brief(v) + " is beyond the f32 range (largest 3.4028235e+38); "
+    return FieldError(field, Brief(v) + " is beyond the f32 range (largest 3.4028235e+38); "
                                  "write \"inf\" or \"-inf\" for an infinite logit");
   }
   return f;
@@ -34,7 +27,7 @@ namespace {
 // logit_bias: an object whose keys are ids in canonical decimal (OpenAI's
 // form), each id once.
 Result<std::monostate> ParseBias(const json& v, size_t vocab, BiasAndMaskLists& lists) {
-  if (!v.is_object()) return Bad("logit_bias", "expected an object {\"id\": bias}");
+  if (!v.is_object()) return FieldError("logit_bias", "expected an object {\"id\": bias}");
   for (const auto& [key, value] : v.items()) {
     const auto id = BiasKeyId(key, vocab);
     if (!id) return id.error();
@@ -191,7 +184,7 @@ Result<Chain> ParseChain(const json& v, BiasAndMaskLists* lists) {
 
 Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
                                    BiasAndMaskLists* lists, size_t vocab) {
-  if (!v.is_object()) return Bad("params", "expected an object");
+  if (!v.is_object()) return FieldError("params", "expected an object");
   for (const auto& [key, value] : v.items()) {
     if (double* real = RealField(p, key)) {
       const auto r = ParseReal(value, key);
@@ -206,7 +199,7 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
       if (!chain) return chain.error();
       p.chain = *chain;
     } else if (lists != nullptr && key == "dry_sequence_breakers") {
-      if (!value.is_array()) return Bad(key, "must be a list of lists of ids");
+      if (!value.is_array()) return FieldError(key, "must be a list of lists of ids");
       for (size_t j = 0; j < value.size(); ++j) {
         auto& ids = lists->breakers.emplace_back();
         if (auto r = ParseIds(value[j], key + "[" + std::to_string(j) + "]", 0, ids); !r) {
@@ -220,7 +213,7 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
       if (auto r = ParseIds(value, key, vocab, ids); !r) return r.error();
       if (key == "allowed_token_ids" && ids.empty()) return EmptyAllowList();
     } else {
-      return Bad("params." + key, "unknown sampling parameter");
+      return FieldError("params." + key, "unknown sampling parameter");
     }
   }
   return std::monostate{};
@@ -228,7 +221,7 @@ Result<std::monostate> ParseParams(const json& v, SamplingParams& p,
 
 Result<std::monostate> ParseIds(const json& v, const std::string& field,
                                 size_t vocab, std::vector<int32_t>& ids) {
-  if (!v.is_array()) return Bad(field, "expected an array of ids, got " + Brief(v));
+  if (!v.is_array()) return FieldError(field, "expected an array of ids, got " + Brief(v));
   // vocab 0: ids are only int32 here, and the sampler checks [0, V) in
   // its own words (replay, so that its messages are the library's). With a
   // vocab, an integer outside [0, V) gets the library's words too.
@@ -247,7 +240,7 @@ Result<std::monostate> ParseIds(const json& v, const std::string& field,
 }
 
 Result<std::monostate> ParseSeedAndSteps(const json& j, uint64_t& seed, int64_t& steps) {
-  if (!j.contains("seed")) return Bad("seed", "missing");
+  if (!j.contains("seed")) return FieldError("seed", "missing");
   const auto s = ParseUnsigned(j["seed"], "seed");
   if (!s) return s.error();
   seed = *s;
@@ -261,19 +254,19 @@ Result<std::monostate> ParseSeedAndSteps(const json& j, uint64_t& seed, int64_t&
 
 Result<ReplayCase> ParseCase(const json& j) {
   ReplayCase c;
-  if (!j.is_object()) return Bad("case", "expected an object");
+  if (!j.is_object()) return FieldError("case", "expected an object");
   for (const auto& [key, value] : j.items()) {
     if (!IsCaseField(key)) {
-      return Bad(key, "unknown case field; a case has name, logits, params, prompt, seed "
+      return FieldError(key, "unknown case field; a case has name, logits, params, prompt, seed "
                       "and steps (and may carry expected ids and logprobs, or an error)");
     }
   }
   if (!j.contains("name") || !j["name"].is_string()) {
-    return Bad("name", "missing or not a string");
+    return FieldError("name", "missing or not a string");
   }
   c.name = j["name"].get<std::string>();
   if (!j.contains("logits") || !j["logits"].is_array()) {
-    return Bad("logits", "missing or not an array");
+    return FieldError("logits", "missing or not an array");
   }
   if (auto r = ParseRow(j["logits"], "logits", c.logits); !r) return r.error();
   if (j.contains("params")) {
@@ -292,7 +285,7 @@ Result<ReplayCase> ParseCase(const json& j) {
 
 Result<std::monostate> ParseRow(const json& v, const std::string& field,
                                 std::vector<float>& row) {
-  if (!v.is_array()) return Bad(field, "expected an array of logits, got " + Brief(v));
+  if (!v.is_array()) return FieldError(field, "expected an array of logits, got " + Brief(v));
   row.reserve(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
     const auto f = ParseLogit(v[i], field + "[" + std::to_string(i) + "]");
@@ -306,7 +299,7 @@ Result<json> ParseCaseFile(std::string_view text, const std::string& where) {
   auto doc = ParseJson(text, where);
   if (!doc) return doc.error();
   if (!doc->is_object() || !doc->contains("cases") || !(*doc)["cases"].is_array()) {
-    return Bad(where, "has no \"cases\" array");
+    return FieldError(where, "has no \"cases\" array");
   }
   return std::move((*doc)["cases"]);
 }
