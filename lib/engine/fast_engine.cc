@@ -73,11 +73,12 @@ Result<Token> SampleFast(const Request& original, const ChainSplit& split, Pcg32
   TraceRecorder trace(options.trace);
   ws.Reserve(request.vocab());
   // Helpers called now are waiting in the first exp pass when it starts.
+  ws.helpers.BeginCall(ws.executor.get(), plan.runs.threads, request.vocab());
   threads::Announcement announced;
   if (plan.asks.logprob || plan.path.one_softmax) {
     announced = ws.AnnounceLogprobPass(plan.runs.threads, request.vocab());
-  } else if (RowTeam(request.vocab(), plan.runs.threads) > 1) {
-    threads::WakeHelpers(ws.executor.get());
+  } else {
+    ws.helpers.WakeFor(ws.executor.get(), plan.runs.threads, request.vocab());
   }
 
   if (options.distribution != nullptr) options.distribution->clear();

@@ -53,6 +53,7 @@ std::atomic<HelperHook> g_hook{nullptr};
 std::atomic<PassHook> g_pass_hook{nullptr};
 std::atomic<RaceHook> g_race_hook{nullptr};
 std::atomic<FreeCoresHook> g_free_cores_hook{nullptr};
+std::atomic<bool> g_follow_turnout{true};
 
 // The library pool. Tasks wait in a queue; a worker with nothing to do
 // spins (SpinWhile: other work on the core runs) for as long as the recent
@@ -341,6 +342,9 @@ size_t TeamOnPool(const Executor* chosen, size_t team) {
 void SetFreeCoresHook(FreeCoresHook hook) {
   g_free_cores_hook.store(hook, std::memory_order_release);
 }
+
+void SetFollowTurnout(bool follow) { g_follow_turnout.store(follow, std::memory_order_relaxed); }
+bool FollowsTurnout() { return g_follow_turnout.load(std::memory_order_relaxed); }
 
 void SetHelperHook(HelperHook hook) { g_hook.store(hook, std::memory_order_release); }
 

@@ -147,6 +147,12 @@ size_t TeamOnPool(const Executor* chosen, size_t team);
 using FreeCoresHook = size_t (*)();
 void SetFreeCoresHook(FreeCoresHook hook);
 
+// Tests: whether row passes on the library pool follow the helpers'
+// turnout (RowHelpers: alone for a while after helpers came too late);
+// true unless a test that delays helpers on purpose turns it off.
+void SetFollowTurnout(bool follow);
+bool FollowsTurnout();
+
 // Tests: a function every helper calls after claiming a unit of work (a
 // piece of a row, a batch row) and before computing it; null: none.
 using HelperHook = void (*)(size_t unit);

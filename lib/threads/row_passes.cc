@@ -378,6 +378,14 @@ double RowJob::SumInOrder(double* prefix, bool keep_e) {
   return z;
 }
 
+void RowJob::NoteServed() {
+  size_t helped = 0;
+  for (size_t p = 0; p < pieces_.count; ++p) {
+    if (claims_[p].Load() == PieceStates::kDone) ++helped;
+  }
+  served_ = 8 * helped >= pieces_.count;
+}
+
 // A block at a time, looking between blocks whether the helper finished
 // first: the first whole copy serves (the same values), so the caller never
 // waits on a helper the OS has not scheduled.
@@ -464,6 +472,7 @@ ExpView ExpSumPass(simd::ExpSource src, size_t n, double divisor, double shift, 
   const double z = job.SumInOrder(prefix, threads.keep_e);
   job.ticket_.Close();
   job.readers_.Wait();
+  job.NoteServed();
   if (meanwhile_threw) std::rethrow_exception(meanwhile_threw);
   return view(z, job.recomputed_.Any() ? &job.recomputed_ : nullptr);
 }

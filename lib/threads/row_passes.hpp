@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "exactsample/executor.hpp"
 #include "lib/engine/row_sums.hpp"
@@ -210,6 +211,10 @@ class RowJob final : public threads::Job {
   // The last pass's recomputed pieces (its view's `scattered` when any).
   threads::RecomputedPieces* Recomputed() { return &recomputed_; }
 
+  // Whether helpers computed at least one piece in eight of the last split
+  // exp pass, told once: nullopt when no split pass has ended since.
+  std::optional<bool> TakeServed() { return std::exchange(served_, std::nullopt); }
+
  private:
   friend ExpView ExpSumPass(simd::ExpSource, size_t, double, double, double*, simd::ExpVariant,
                             const RowThreads&, std::span<double>);
@@ -228,6 +233,8 @@ class RowJob final : public threads::Job {
   void Publish(simd::ExpSource src, size_t n, double divisor, double shift, double* e_out,
                simd::ExpVariant v, const RowThreads& threads);
   void CallerFromTop();
+  // Sets served_ from the pieces' claims, once no helper is inside one.
+  void NoteServed();
   double SumInOrder(double* prefix, bool keep_e);
   // Piece p, held by a helper, computed here too (into the alternate area
   // when e is kept) from the running sum z: the new running sum, or
@@ -305,6 +312,7 @@ class RowJob final : public threads::Job {
   // The caller's alone.
   double* recomputed_e_ = nullptr;
   threads::RecomputedPieces recomputed_;
+  std::optional<bool> served_;
 };
 
 }  // namespace exactsample

@@ -14,12 +14,14 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <vector>
 
 #include "exactsample/batch.hpp"
 #include "exactsample/executor.hpp"
 #include "lib/threads/executor.hpp"
+#include "lib/threads/row_helpers.hpp"
 #include "lib/threads/row_passes.hpp"
 #include "lib/engine/workspace.hpp"
 #include "tests/support/random_requests.hpp"
@@ -171,9 +173,15 @@ void ReleaseWhenRaced(size_t, threads::Race event) {
 size_t AllCoresFree() { return kMaxRowThreads; }
 size_t NoCoreFree() { return 0; }
 
+// Every row splits, whether or not its helpers came in time for the last
+// one (the tests delay them on purpose), but where a test follows the
+// turnout itself.
 class AllCoresFreeEnvironment : public ::testing::Environment {
  public:
-  void SetUp() override { threads::SetFreeCoresHook(AllCoresFree); }
+  void SetUp() override {
+    threads::SetFreeCoresHook(AllCoresFree);
+    threads::SetFollowTurnout(false);
+  }
 };
 [[maybe_unused]] const auto* const g_all_cores_free =
     ::testing::AddGlobalTestEnvironment(new AllCoresFreeEnvironment);
@@ -273,6 +281,61 @@ TEST(Threads, RowEqualWhenHelpersArePreemptedMidPiece) {
     }
   }
   EXPECT_GT(g_hook_calls.load(), 0);
+}
+
+TEST(Threads, TurnoutRunsAloneLongerAfterEachUnservedSplit) {
+  threads::Turnout turnout;
+  const auto calls_alone = [&] {
+    int alone = 0;
+    while (!turnout.Split()) ++alone;
+    return alone;
+  };
+  EXPECT_EQ(calls_alone(), 0);
+  for (int want : {1, 2, 4, 8, 16, 32, 64, 64}) {
+    turnout.Record(false);
+    EXPECT_EQ(calls_alone(), want);
+  }
+  turnout.Record(true);
+  EXPECT_EQ(calls_alone(), 0);
+  turnout.Record(false);
+  EXPECT_EQ(calls_alone(), 1);
+}
+
+// Helpers that always come too late (each sleeps on every piece it claims,
+// and the caller takes the piece over): following the turnout, rows run
+// alone between splits that look whether helpers come in time again, with
+// the same results; not following it, every row splits.
+std::atomic<int> g_split_passes{0};
+TEST(Threads, RowsRunAloneWhileHelpersComeTooLate) {
+  const test::RandomCase c = Cases()[0];
+  Workspace one_ws;
+  const Outcome want = RunRow(c, one_ws, 1, 5);
+  constexpr int kCalls = 24;
+  std::vector<int> splits[2];  // the calls that split, by `follow`
+  for (bool follow : {false, true}) {
+    HookScope hook(SleepHook);
+    threads::SetPassHook([] { g_split_passes.fetch_add(1); });
+    g_sleep_every = 1;
+    g_sleep_micros = 2000;
+    threads::SetFollowTurnout(follow);
+    Workspace ws;
+    for (int call = 0; call < kCalls; ++call) {
+      const int before = g_split_passes.load();
+      ASSERT_EQ(RunRow(c, ws, 2, 5), want) << "call " << call << " follow " << follow;
+      if (g_split_passes.load() > before) splits[follow].push_back(call);
+    }
+    threads::SetFollowTurnout(false);
+  }
+  std::vector<int> every(kCalls);
+  std::iota(every.begin(), every.end(), 0);
+  EXPECT_EQ(splits[false], every);
+  // Unserved every time, the splits are calls 0, 2, 5, 10 and 19; a caller
+  // preempted for longer than a helper's sleep lets it serve, and the next
+  // call splits too.
+  ASSERT_FALSE(splits[true].empty());
+  EXPECT_EQ(splits[true][0], 0);
+  EXPECT_GE(splits[true].size(), 5u);
+  EXPECT_LE(splits[true].size(), static_cast<size_t>(kCalls / 2));
 }
 
 // A standard row widened, its maximum, the one-thread e values, and the
