@@ -60,7 +60,7 @@ def random_logits(rng, vocab):
     if rng.random() < 0.3:  # duplicate some values exactly
         for _ in range(rng.randint(1, max(1, vocab // 4))):
             x[rng.randrange(vocab)] = x[rng.randrange(vocab)]
-    x = [spec_sampler.to_f32(v) for v in x]
+    x = spec_sampler.to_f32s(x)
     if rng.random() < 0.3:
         mask_ids(rng, x)
     return x
@@ -470,8 +470,8 @@ def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False, windo
 
 def nearby(rng, x, spread):
     """x with gaussian noise of `spread` on every finite logit (f32)."""
-    return [v if v == -math.inf else spec_sampler.to_f32(v + rng.gauss(0.0, spread))
-            for v in x]
+    return spec_sampler.to_f32s([v if v == -math.inf else v + rng.gauss(0.0, spread)
+                                 for v in x])
 
 
 def propose(rng, y, prompt, h, dp, p_row):
