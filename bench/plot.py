@@ -668,7 +668,6 @@ def main():
                     help="input files; - or none: stdin")
     ap.add_argument("--out", default=".", help="folder for the PNG files (default .)")
     args = ap.parse_args()
-    plt = import_pyplot()
     rows, runs, entries = [], [], []
     for name in args.files:
         try:
@@ -681,6 +680,9 @@ def main():
         rows += more_rows
         runs += split_runs(more_rows)
         entries += more_entries
+    # After the inputs: a bad one is named without the seconds pyplot's
+    # import takes, and whether matplotlib is there or not.
+    plt = import_pyplot()
     os.makedirs(args.out, exist_ok=True)
     written = (plot_ratios(plt, runs, args.out) + plot_threads(plt, runs, args.out)
                + plot_times(plt, rows, args.out) + plot_reference(plt, rows, args.out)

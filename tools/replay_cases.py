@@ -22,6 +22,7 @@ history the drafts extend, and each error of the page.
 """
 
 import argparse
+import heapq
 import json
 import math
 import os
@@ -60,7 +61,7 @@ def random_logits(rng, vocab):
     if rng.random() < 0.3:  # duplicate some values exactly
         for _ in range(rng.randint(1, max(1, vocab // 4))):
             x[rng.randrange(vocab)] = x[rng.randrange(vocab)]
-    x = [spec_sampler.to_f32(v) for v in x]
+    x = spec_sampler.to_f32s(x)
     if rng.random() < 0.3:
         mask_ids(rng, x)
     return x
@@ -76,9 +77,13 @@ def mask_ids(rng, x):
             x[i] = -math.inf
 
 
-def ranked(x):
-    """Finite ids in (x desc, id asc) order."""
-    return spec_sampler.descending(x, [i for i in range(len(x)) if x[i] != -math.inf])
+def ranked(x, first=None):
+    """Finite ids in (x desc, id asc) order; with `first`, only the first
+    ones (a heap's pick, without sorting a whole long row)."""
+    finite = [i for i in range(len(x)) if x[i] != -math.inf]
+    if first is None:
+        return spec_sampler.descending(x, finite)
+    return heapq.nsmallest(first, finite, key=lambda i: (-x[i], i))
 
 
 def tie_at_boundary(x, k):
@@ -90,7 +95,7 @@ def tie_at_boundary(x, k):
 
 def random_history(rng, x):
     """Prompt ids, often the top ids so that penalties hit them."""
-    top = ranked(x)[:8]
+    top = ranked(x, 8)
     return [rng.choice(top) if rng.random() < 0.6 else rng.randrange(len(x))
             for _ in range(rng.choice([0, 0, 1, 3, 10, 30]))]
 
@@ -120,10 +125,10 @@ def top_p_at_partial_sum(rng, x, prompt, params):
     """top_p equal to (or one ulp off) a running sum of the top-p walk."""
     l, kept, q = first_step_q(x, prompt, params)
     s, sums = 0.0, []
-    for i in kept:  # kept is in (l desc, id asc) order: the walk's order
+    for i in kept[:8]:  # kept is in (l desc, id asc) order: the walk's order
         s = s + q[i]
         sums.append(s)
-    return near(rng, rng.choice(sums[:8]))
+    return near(rng, rng.choice(sums))
 
 
 def min_p_at_ratio(rng, x, prompt, params):
@@ -207,7 +212,7 @@ def random_window(rng, x, case):
     (often the top ids, so that ids enter and leave the window), more steps,
     and penalty_last_n from 1 to beyond the whole history."""
     params = case["params"]
-    top = ranked(x)[:6] or [0]
+    top = ranked(x, 6) or [0]
     case["prompt"] = case["prompt"] + [
         rng.choice(top) if rng.random() < 0.7 else rng.randrange(len(x))
         for _ in range(rng.choice([0, 2, 5, 20, 40]))]
@@ -230,7 +235,7 @@ def random_chain(rng, x, case):
     (the filters then off) or adaptive-p, and the spec's order, llama's or
     a random list holding every step that is on."""
     params = case["params"]
-    top = ranked(x)[:5] or [0]
+    top = ranked(x, 5) or [0]
     pattern = [rng.choice(top) for _ in range(rng.choice([1, 2, 3, 4]))]
     case["prompt"] = case["prompt"] + pattern * rng.choice([0, 1, 3, 6]) + [
         rng.choice(top) for _ in range(rng.choice([0, 2, 5]))]
@@ -470,8 +475,8 @@ def random_cases(count, seed, vocab_max=5000, vocab_min=2, features=False, windo
 
 def nearby(rng, x, spread):
     """x with gaussian noise of `spread` on every finite logit (f32)."""
-    return [v if v == -math.inf else spec_sampler.to_f32(v + rng.gauss(0.0, spread))
-            for v in x]
+    return spec_sampler.to_f32s([v if v == -math.inf else v + rng.gauss(0.0, spread)
+                                 for v in x])
 
 
 def propose(rng, y, prompt, h, dp, p_row):

@@ -444,6 +444,7 @@ def verify(target_rows, draft_rows, d, TP, DP, prompt, out, rng):
 
 MAX_STEPS = 65536
 NUMERIC = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+F64_MAX = sys.float_info.max
 
 
 def to_f64(v, what):
@@ -465,6 +466,17 @@ def to_f32(v, what="value"):
         return struct.unpack("<f", struct.pack("<f", v))[0]
     except OverflowError:  # rounds beyond the largest f32
         raise BadInput(f"{what}: {v!r} is beyond the f32 range") from None
+
+
+def to_f32s(values, what="values"):
+    """to_f32 of each value, in one struct call for the whole list (the same
+    rounding); the first value beyond the f32 range is named as to_f32 names
+    it."""
+    n = len(values)
+    try:
+        return list(struct.unpack(f"<{n}f", struct.pack(f"<{n}f", *values)))
+    except OverflowError:
+        return [to_f32(values[i], f"{what}[{i}]") for i in range(n)]
 
 
 def checked_float(text):
@@ -544,10 +556,18 @@ def read_bias(v, V):
 
 
 def read_logits(v, what):
-    """A row of logits: each read as f64, then rounded to f32."""
+    """A row of logits: each read as f64, then rounded to f32. A finite float
+    is its own f64 and "-inf" (a masked id) is -inf, as to_f64 reads them; a
+    row where to_f64 raises is read again value by value, so that the first
+    bad value (of either kind) is the one raised for."""
     if not isinstance(v, list):
         raise BadInput(f"{what}: must be a list")
-    return [to_f32(to_f64(v[i], f"{what}[{i}]"), f"{what}[{i}]") for i in range(len(v))]
+    try:
+        f64 = [a if type(a) is float and abs(a) <= F64_MAX
+               else -math.inf if a == "-inf" else to_f64(a, what) for a in v]
+    except Exception:  # noqa: BLE001 (the loop below raises it again, or an earlier one)
+        return [to_f32(to_f64(v[i], f"{what}[{i}]"), f"{what}[{i}]") for i in range(len(v))]
+    return to_f32s(f64, what)
 
 
 def read_params(given, V, what="params", lists=True):
@@ -691,7 +711,8 @@ def nesting(doc):
         if children is None:
             continue
         deepest = max(deepest, level)
-        stack.extend((c, level + 1) for c in children)
+        # Only containers go on the stack: a row's numbers nest nothing.
+        stack.extend((c, level + 1) for c in children if isinstance(c, (list, dict)))
     return deepest
 
 

@@ -113,6 +113,20 @@ const std::vector<double>& Inputs() {
   return inputs;
 }
 
+// The inputs shuffled, so that each lane sees a mix of paths: neighbours of
+// every kind. Made once, for every target.
+const std::vector<double>& InterleavedInputs() {
+  static const std::vector<double> mixed = [] {
+    std::vector<double> xs = Inputs();
+    Rng rng{7};
+    for (size_t i = xs.size() - 1; i > 0; --i) {
+      std::swap(xs[i], xs[rng.Next() % (i + 1)]);
+    }
+    return xs;
+  }();
+  return mixed;
+}
+
 using ScalarExp = double (*)(double);
 
 // `exp(x)` through a pointer, so the compiler cannot fold it.
@@ -173,16 +187,6 @@ std::vector<double> VectorExp(const std::vector<double>& xs) {
   return out;
 }
 
-// Each lane sees a mix of paths: shuffled neighbours of every kind.
-std::vector<double> Interleaved(const std::vector<double>& xs) {
-  std::vector<double> mixed(xs);
-  et::Rng rng{7};
-  for (size_t i = mixed.size() - 1; i > 0; --i) {
-    std::swap(mixed[i], mixed[rng.Next() % (i + 1)]);
-  }
-  return mixed;
-}
-
 void TestFusedMatchesReplica() {
   const auto& xs = et::Inputs();
   EXPECT_EQ(0u, et::CountMismatches("fused", xs, VectorExp<Fma::kFused>(xs),
@@ -205,7 +209,7 @@ void TestUnfusedMatchesReplica() {
 void TestProcessVariantMatchesStdExp() {
   const ExpVariant v = ProcessExp().variant;
   if (v == ExpVariant::libm) GTEST_SKIP() << "std::exp used directly";
-  const std::vector<double> xs = Interleaved(et::Inputs());
+  const std::vector<double>& xs = et::InterleavedInputs();
   const std::vector<double> got =
       v == ExpVariant::fused ? VectorExp<Fma::kFused>(xs) : VectorExp<Fma::kUnfused>(xs);
   EXPECT_EQ(0u, et::CountMismatches("std::exp", xs, got, et::StdExp));
