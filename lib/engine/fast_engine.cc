@@ -72,8 +72,8 @@ Result<Token> SampleFast(const Request& original, const ChainSplit& split, Pcg32
   const Plan plan = Plan::Of(request, options);
   TraceRecorder trace(options.trace);
   ws.Reserve(request.vocab());
-  // Helpers called now are waiting in the first exp pass when it starts.
   ws.helpers.BeginCall(ws.executor.get(), plan.runs.threads, request.vocab());
+  // Helpers called now are waiting in the first exp pass when it starts.
   threads::Announcement announced;
   if (plan.asks.logprob || plan.path.one_softmax) {
     announced = ws.AnnounceLogprobPass(plan.runs.threads, request.vocab());

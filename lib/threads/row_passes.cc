@@ -104,11 +104,14 @@ simd::WidenResult WidenMaxPass(simd::Row x, size_t n, double* l_out,
   // piece below: a helper's finished one gives its result, any other is
   // computed here (taken over from a helper that has not finished).
   size_t top = pieces.count;
-  while (top > 0 && j.max_claims_[top - 1].Move(PieceStates::kFree, PieceStates::kCaller)) compute(--top);
+  while (top > 0 && j.max_claims_[top - 1].Move(PieceStates::kFree, PieceStates::kCaller))
+    compute(--top);
   for (size_t k = 0; k < top; ++k) {
     threads::PieceClaim& claim = j.max_claims_[k];
     PieceStates::State s = claim.MoveFromAny([](PieceStates::State from) {
-      return from == PieceStates::kFree ? PieceStates::kCaller : from == PieceStates::kHelper ? PieceStates::kTaken : from;
+      if (from == PieceStates::kFree) return PieceStates::kCaller;
+      if (from == PieceStates::kHelper) return PieceStates::kTaken;
+      return from;
     });
     if (s == PieceStates::kMoving) {  // a widened piece on its way into l_out
       threads::SpinWhile([&] { return claim.Load() == PieceStates::kMoving; },
@@ -396,7 +399,8 @@ std::optional<double> RowJob::Race(size_t p, double z, double* recomputed_e) {
   double mine = z;
   size_t done = 0;
   for (; done < length; done += kRaceBlock) {
-    if (p < summed_.load(std::memory_order_acquire) || claims_[p].Load() != PieceStates::kHelper) break;
+    if (p < summed_.load(std::memory_order_acquire) || claims_[p].Load() != PieceStates::kHelper)
+      break;
     double* const copy = recomputed_e != nullptr ? recomputed_e + begin + done : nullptr;
     mine = simd::ExpSum(src_.At(begin + done), std::min(kRaceBlock, length - done), divisor_,
                         shift_, copy, v_, mine);
@@ -407,7 +411,8 @@ std::optional<double> RowJob::Race(size_t p, double z, double* recomputed_e) {
   }
   // Finished here first: the caller's copy serves unless the helper's
   // arrived meanwhile too (the same values).
-  if (claims_[p].Move(PieceStates::kHelper, PieceStates::kTaken) && recomputed_e != nullptr) recomputed_.Add(p);
+  if (claims_[p].Move(PieceStates::kHelper, PieceStates::kTaken) && recomputed_e != nullptr)
+    recomputed_.Add(p);
   return mine;
 }
 

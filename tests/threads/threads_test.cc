@@ -20,10 +20,10 @@
 
 #include "exactsample/batch.hpp"
 #include "exactsample/executor.hpp"
+#include "lib/engine/workspace.hpp"
 #include "lib/threads/executor.hpp"
 #include "lib/threads/row_helpers.hpp"
 #include "lib/threads/row_passes.hpp"
-#include "lib/engine/workspace.hpp"
 #include "tests/support/random_requests.hpp"
 #include "tests/support/test_util.hpp"
 #include "tools/lib/standard_inputs.hpp"

@@ -1,8 +1,8 @@
 // `exactsample audit` without --greedy-streams: every request on the
 // reference engine and on the fast engine on every supported target, and
 // against another implementation's output when --against is given.
-#include "tools/cli/commands.hpp"
 #include "tools/cli/audit.hpp"
+#include "tools/cli/commands.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -50,14 +50,15 @@ int Audit(const AuditOptions& o) {
     others = *read;
     if (others.size() != requests.size()) {
       return UsageError("audit", o.against + " has " + std::to_string(others.size()) +
-                      " result lines for " + std::to_string(requests.size()) +
-                      " requests; give one line per request, in order");
+                                     " result lines for " + std::to_string(requests.size()) +
+                                     " requests; give one line per request, in order");
     }
     for (size_t i = 0; i < others.size(); ++i) {
       if (others[i].name && requests[i].named && *others[i].name != requests[i].name) {
         return UsageError("audit", o.against + ": result " + std::to_string(i) + " is for \"" +
-                        *others[i].name + "\", request " + std::to_string(i) +
-                        " is \"" + requests[i].name + "\"; give the results in input order");
+                                       *others[i].name + "\", request " + std::to_string(i) +
+                                       " is \"" + requests[i].name +
+                                       "\"; give the results in input order");
       }
     }
   }

@@ -50,8 +50,8 @@ Result<GreedyStream> ParseStream(const json& j, const std::filesystem::path& fol
   }
   if (s.other_ids.size() > rows.rows) {
     return StreamError("ids: " + std::to_string(s.other_ids.size()) + " ids for the " +
-               std::to_string(rows.rows) + " rows of " + npy_path +
-               "; give one row of logits per step");
+                       std::to_string(rows.rows) + " rows of " + npy_path +
+                       "; give one row of logits per step");
   }
   return s;
 }

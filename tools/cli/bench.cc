@@ -1,8 +1,8 @@
 // `exactsample bench`: one cell per printed row, each timed one call at a
 // time, the cells interleaved so that drift on a shared machine and the
 // cache state a call starts from hit every row alike.
-#include "tools/cli/commands.hpp"
 #include "tools/cli/bench.hpp"
+#include "tools/cli/commands.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -190,8 +190,8 @@ int Bench(const BenchOptions& o) {
       rounded.logits16 = words;
       rounded.logits_type = type;
       if (auto v = validate(rounded); !v) {
-        return UsageError("bench", "--dtype " + name + ": the row rounded to " + name + ": " +
-                        v.error().message);
+        return UsageError(
+            "bench", "--dtype " + name + ": the row rounded to " + name + ": " + v.error().message);
       }
     }
     types.emplace_back(type, words);
@@ -249,7 +249,8 @@ int Bench(const BenchOptions& o) {
         added.xtc_probability = o.xtc_probability;
         added.xtc_threshold = o.xtc_threshold;
       } else {
-        return UsageError("bench", "--chain " + text + ": '+" + name + "': not +dry, +top_n_sigma, +typical or +xtc");
+        return UsageError("bench", "--chain " + text + ": '+" + name +
+                                       "': not +dry, +top_n_sigma, +typical or +xtc");
       }
       at = end;
     }
@@ -261,8 +262,8 @@ int Bench(const BenchOptions& o) {
       t.params.xtc_probability = added.xtc_probability;
       t.params.xtc_threshold = added.xtc_threshold;
       if (auto ok = validate(Request{logits, {}, t.history, t.params}); !ok) {
-        return UsageError("bench", "--chain " + text + " with --config " + t.name + ": " +
-                        ok.error().message);
+        return UsageError(
+            "bench", "--chain " + text + " with --config " + t.name + ": " + ok.error().message);
       }
       if (chains.size() > 1) t.name += "@" + text;
       chained.push_back(std::move(t));

@@ -21,7 +21,7 @@ Result<std::vector<float>> ReadRawF32(const std::string& path) {
   if (bytes->empty()) return RowFileError(path, "empty, no logits");
   if (bytes->size() % 4 != 0) {
     return RowFileError(path, std::to_string(bytes->size()) +
-                         " bytes is not a multiple of 4 (raw little-endian f32 values)");
+                                  " bytes is not a multiple of 4 (raw little-endian f32 values)");
   }
   std::vector<float> x(bytes->size() / 4);
   for (size_t i = 0; i < x.size(); ++i) {
@@ -38,8 +38,9 @@ Result<std::vector<float>> ReadNpyRow(const std::string& path) {
   npy::Matrix m;
   if (auto e = npy::Read(path, m)) return *e;
   if (m.rows != 1) {
-    return RowFileError(path, std::to_string(m.rows) + " rows; bench times one row: give shape "
-                                              "(V,) or (1, V), e.g. a[0]");
+    return RowFileError(path, std::to_string(m.rows) +
+                                  " rows; bench times one row: give shape "
+                                  "(V,) or (1, V), e.g. a[0]");
   }
   return std::move(m.values);
 }
@@ -49,8 +50,9 @@ Result<std::vector<float>> ReadNpyRow(const std::string& path) {
 Result<std::vector<float>> ReadBenchRow(const std::string& path) {
   if (path == "-" || path.ends_with(".npy")) return ReadNpyRow(path);
   if (path.ends_with(".f32")) return ReadRawF32(path);
-  return RowFileError(path, "unknown kind of file: give FILE.npy, or raw little-endian f32 "
-                   "values as FILE.f32");
+  return RowFileError(path,
+                      "unknown kind of file: give FILE.npy, or raw little-endian f32 "
+                      "values as FILE.f32");
 }
 
 Result<std::vector<float>> BenchRowOf(const std::string& path, size_t vocab, uint64_t row_seed) {

@@ -1,5 +1,5 @@
-#include "tools/cli/commands.hpp"
 #include "tools/cli/bench_speculative.hpp"
+#include "tools/cli/commands.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -19,7 +19,9 @@
 namespace exactsample::cli {
 namespace {
 
-int SpeculativeUsageError(const std::string& message) { return UsageError("bench", "--speculative: " + message); }
+int SpeculativeUsageError(const std::string& message) {
+  return UsageError("bench", "--speculative: " + message);
+}
 
 // x with noise uniform in [-spread, spread] on every finite logit, from a
 // fixed generator.
@@ -43,8 +45,9 @@ struct Rows {
 
 int BenchSpeculative(const BenchOptions& o) {
   if (o.batch > 0 || !o.history.empty() || o.Extras() || o.dtypes != std::vector<std::string>{"f32"}) {
-    return SpeculativeUsageError("times single f32 calls: drop --batch, --history, --bias, --mask, "
-                    "--top-logprobs and --dtype");
+    return SpeculativeUsageError(
+        "times single f32 calls: drop --batch, --history, --bias, --mask, "
+        "--top-logprobs and --dtype");
   }
   if (o.configs.size() > 1 || o.threads.size() > 1) {
     return SpeculativeUsageError("times one configuration at one thread count");
@@ -52,7 +55,8 @@ int BenchSpeculative(const BenchOptions& o) {
   const std::string config = o.configs.empty() ? "plain" : o.configs[0];
   const auto c = std::find_if(StandardConfigs().begin(), StandardConfigs().end(),
                               [&](const StandardConfig& s) { return s.name == config; });
-  if (c == StandardConfigs().end()) return SpeculativeUsageError("--config " + config + " is not an engine row");
+  if (c == StandardConfigs().end())
+    return SpeculativeUsageError("--config " + config + " is not an engine row");
   auto read = BenchRowOf(o.logits, o.vocab, o.row_seed);
   if (!read) return SpeculativeUsageError(read.error().message);
   std::vector<float> logits = std::move(read.value());

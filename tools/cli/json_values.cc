@@ -118,8 +118,10 @@ Result<double> ParseReal(const json& v, const std::string& field) {
     }
     return d;
   }
-  return FieldError(field, "expected a number or a numeric string (JSON number syntax, "
-                    "\"inf\", \"-inf\" or \"nan\"), got " + Brief(v));
+  return FieldError(field,
+                    "expected a number or a numeric string (JSON number syntax, "
+                    "\"inf\", \"-inf\" or \"nan\"), got " +
+                        Brief(v));
 }
 
 Result<int64_t> ParseInt(const json& v, const std::string& field, int64_t lo, int64_t hi) {

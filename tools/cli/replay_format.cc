@@ -16,7 +16,8 @@ Result<float> ParseLogit(const json& v, const std::string& field) {
   if (!d) return d.error();
   const float f = static_cast<float>(*d);
   if (std::isinf(f) && !std::isinf(*d)) {
-    return FieldError(field, Brief(v) + " is beyond the f32 range (largest 3.4028235e+38); "
+    return FieldError(field, Brief(v) +
+                                 " is beyond the f32 range (largest 3.4028235e+38); "
                                  "write \"inf\" or \"-inf\" for an infinite logit");
   }
   return f;
@@ -257,8 +258,9 @@ Result<ReplayCase> ParseCase(const json& j) {
   if (!j.is_object()) return FieldError("case", "expected an object");
   for (const auto& [key, value] : j.items()) {
     if (!IsCaseField(key)) {
-      return FieldError(key, "unknown case field; a case has name, logits, params, prompt, seed "
-                      "and steps (and may carry expected ids and logprobs, or an error)");
+      return FieldError(key,
+                        "unknown case field; a case has name, logits, params, prompt, seed "
+                        "and steps (and may carry expected ids and logprobs, or an error)");
     }
   }
   if (!j.contains("name") || !j["name"].is_string()) {
