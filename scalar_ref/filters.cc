@@ -46,11 +46,10 @@ Ids MinP(const Logits& l, const Ids& kept, double m, int64_t min_keep) {
 }
 
 Ids TopNSigma(const Logits& l, const Ids& kept, double n) {
-  const std::optional<double> t = SigmaThreshold(
-      [&](const auto& f) {
-        for (int32_t i : kept) f(l[i]);
-      },
-      n);
+  const std::optional<double> t = SigmaThreshold(SigmaSumsOf([&](const auto& f) {
+                                                   for (int32_t i : kept) f(l[i]);
+                                                 }),
+                                                 n);
   if (!t) return kept;
   Ids out;
   for (int32_t i : kept) {

@@ -21,25 +21,34 @@ Ids TopP(const Logits& l, const Ids& kept, double p, int64_t min_keep);
 Ids MinP(const Logits& l, const Ids& kept, double m, int64_t min_keep);
 // l >= max - n * sigma, sigma the population deviation over K.
 Ids TopNSigma(const Logits& l, const Ids& kept, double n);
-// top-n-sigma's threshold max - n * sigma over the l that `each(f)` hands
-// to f, K's in ascending id order (it is called twice); none when it is NaN
-// (only sums of logits near the f64 range), and then the step keeps K.
-// A template, so that the fast engine walks its own row with the same ops.
+// top-n-sigma's sums over K: the largest l, the sum of l, the mean
+// sum / count, and the sum of (l - mean) * (l - mean), each in ascending
+// id order.
+struct SigmaSums {
+  double max;
+  double sum;
+  double squares;
+  size_t count;
+};
+// The sums over the l that `each(f)` hands to f, K's in ascending id order
+// (it is called twice). A template, so that the kernel's twin
+// (scalar_ref/twins/filter.hpp) walks a whole row with the same ops.
 template <typename Each>
-std::optional<double> SigmaThreshold(Each each, double n) {
-  double max = -INFINITY;
-  double sum = 0.0;
-  size_t count = 0;
+SigmaSums SigmaSumsOf(Each each) {
+  SigmaSums s{-INFINITY, 0.0, 0.0, 0};
   each([&](double x) {
-    max = std::max(max, x);
-    sum += x;
-    ++count;
+    s.max = std::max(s.max, x);
+    s.sum += x;
+    ++s.count;
   });
-  const double c = static_cast<double>(count);
-  const double mean = sum / c;
-  double squares = 0.0;
-  each([&](double x) { squares += (x - mean) * (x - mean); });
-  const double t = max - n * std::sqrt(squares / c);
+  const double mean = s.sum / static_cast<double>(s.count);
+  each([&](double x) { s.squares += (x - mean) * (x - mean); });
+  return s;
+}
+// The threshold max - n * sigma, sigma = sqrt(squares / count); none when it
+// is NaN (only sums of logits near the f64 range), and then the step keeps K.
+inline std::optional<double> SigmaThreshold(const SigmaSums& s, double n) {
+  const double t = s.max - n * std::sqrt(s.squares / static_cast<double>(s.count));
   if (std::isnan(t)) return std::nullopt;
   return t;
 }

@@ -236,6 +236,121 @@ double AccumulateExact(D d, double s, const double* HWY_RESTRICT e, size_t n) {
   return s;
 }
 
+// Sums of terms of either sign. The grid argument holds for a running sum
+// s of either sign whose every partial sum keeps |s| in its binade: with
+// m = |s| / u and the block's rounded terms n_j, when every partial sum
+// m + (n_j so far, toward or away from 0 by s's sign) lies in
+// [2^52 + 1, 2^53 - 1] and no x_j is a tie, each step rounds q_j to u * n_j:
+// the exact partial sum is within half a unit of that integer, where the
+// representable numbers are the multiples of u and the finer ones below 2^k
+// are more than half a unit away.
+//
+// The partial sums are bounded lane by lane: lane j adds the n_j of its own
+// ids in index order, and keeps the least and the largest of its running
+// sums (0 included). Any partial sum of the block in index order is a sum
+// over the lanes of one running sum each, so it lies between the sums of
+// the lanes' least and largest. A pass needs every recorded running sum
+// below 2^52 in magnitude, where the integer sums are exact; a larger one
+// (or a term whose sum reaches it) shows through rounding's monotonicity.
+struct SignedGridCount {
+  double net;   // the sum of the n_j
+  double low;   // at most every partial sum of the n_j (<= 0)
+  double high;  // at least every partial sum of the n_j (>= 0)
+  bool tie;
+};
+
+template <class D, class Terms>
+SignedGridCount CountSignedOnGrid(D d, const Terms& q, size_t begin, size_t end, double inv_u) {
+  const size_t N = hn::Lanes(d);
+  const auto scale = hn::Set(d, inv_u);
+  auto run = hn::Zero(d), low = run, high = run, dev = run;
+  size_t i = begin;
+  for (; i + N <= end; i += N) {
+    const auto x = hn::Mul(q.Load(d, i), scale);
+    const auto n = hn::Round(x);
+    run = hn::Add(run, n);
+    low = hn::Min(low, run);
+    high = hn::Max(high, run);
+    dev = hn::Max(dev, hn::Abs(hn::Sub(x, n)));
+  }
+  const double lanes_net = hn::GetLane(hn::SumOfLanes(d, run));
+  SignedGridCount count{lanes_net, hn::GetLane(hn::SumOfLanes(d, low)),
+                        hn::GetLane(hn::SumOfLanes(d, high)), false};
+  // The ids after the last whole vector come after every lane's: their
+  // partial sums start from the lanes' net.
+  double max_dev = MaxLane(d, dev);
+  for (; i < end; ++i) {
+    const double x = q[i] * inv_u;
+    const double n = x < 0 ? -RoundHalfEvenNonNegative(-x) : RoundHalfEvenNonNegative(x);
+    count.net += n;
+    count.low = std::min(count.low, count.net);
+    count.high = std::max(count.high, count.net);
+    max_dev = std::max(max_dev, std::abs(x - n));
+  }
+  count.tie = max_dev == 0.5;
+  return count;
+}
+
+// Blocks the signed walk tries as one grid step: shorter than the walks of
+// non-negative terms', since a sum of terms of either sign near 0 crosses
+// binades often, and each lane's range bounds its partial sums.
+inline constexpr size_t kSignedGridBlock = 64;
+
+// Whether |s| is GridReady: the signed walk's grid test applies.
+inline bool SignedGridReady(double s) { return GridReady(std::abs(s)); }
+
+// Tries the terms [begin, end) as one step on s's grid (requires
+// SignedGridReady(s)): true, with *s_end the sequential result, when every
+// partial sum provably stays in |s|'s binade and no term is a tie.
+template <class D, class Terms>
+bool TrySignedGridBlock(D d, double s, const Terms& q, size_t begin, size_t end, double* s_end) {
+  const Grid g = GridOf(std::abs(s));
+  const SignedGridCount count = CountSignedOnGrid(d, q, begin, end, g.inv_u);
+  const double m = std::abs(s) * g.inv_u;  // exact: an integer in [2^52, 2^53)
+  const double away = s > 0 ? count.high : -count.low;
+  const double toward = s > 0 ? -count.low : count.high;
+  // Both limits are exact integers; a NaN or +inf bound fails them.
+  if (count.tie || !(away <= (0x1p53 - 1) - m) || !(toward <= m - (0x1p52 + 1))) return false;
+  // m + net is an integer in [2^52 + 1, 2^53 - 1] (net: exact, between low and high).
+  *s_end = std::copysign((m + (s > 0 ? count.net : -count.net)) * g.u, s);
+  return true;
+}
+
+template <class D, class Terms>
+double AccumulateSignedBlock(D d, double s, const Terms& q, size_t begin, size_t end) {
+  if (end - begin > kSequentialMax && SignedGridReady(s)) {
+    double s_end;
+    if (TrySignedGridBlock(d, s, q, begin, end, &s_end)) return s_end;
+    const size_t mid = begin + (end - begin) / 2;
+    return AccumulateSignedBlock(d, AccumulateSignedBlock(d, s, q, begin, mid), q, mid, end);
+  }
+  for (size_t i = begin; i < end; ++i) s += q[i];
+  return s;
+}
+
+// s + q[0] + ... + q[n-1], added in this order, for terms of any sign that
+// are finite or +-inf (not NaN: a NaN lane could hide in Max and Min).
+template <class D, class Terms>
+double AccumulateSigned(D d, double s, const Terms& q, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    if (!SignedGridReady(s)) {
+      // +0.0 plus zeros of either sign stays +0.0.
+      if (std::bit_cast<uint64_t>(s) == 0) {
+        i = SkipZeros(d, q, i, n);
+        if (i == n) break;
+      }
+      s += q[i];
+      ++i;
+      continue;
+    }
+    const size_t end = std::min(n, i + kSignedGridBlock);
+    s = AccumulateSignedBlock(d, s, q, i, end);
+    i = end;
+  }
+  return s;
+}
+
 }  // namespace exactsample::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

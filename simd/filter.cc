@@ -1,4 +1,4 @@
-// Dispatch for the zeroing filters: one copy of simd/filter-inl.h per target.
+// Dispatch for the filters: one copy of simd/filter-inl.h per target.
 #include "simd/filter.hpp"
 
 #undef HWY_TARGET_INCLUDE
@@ -19,6 +19,14 @@ size_t MinPFilterImpl(double* e, size_t n, double z, double threshold) {
   return MinPFilter(hn::ScalableTag<double>(), e, n, z, threshold);
 }
 
+scalar_ref::SigmaSums SigmaSumsOfRowImpl(const double* l, double divisor, size_t n) {
+  return SigmaSumsOfRow(hn::ScalableTag<double>(), l, divisor, n);
+}
+
+scalar_ref::SigmaSums SigmaSumsOfF32RowImpl(const float* x, double divisor, size_t n) {
+  return SigmaSumsOfRow(hn::ScalableTag<double>(), x, divisor, n);
+}
+
 }  // namespace exactsample::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -27,6 +35,8 @@ namespace exactsample::simd {
 
 HWY_EXPORT(ZeroAfterImpl);
 HWY_EXPORT(MinPFilterImpl);
+HWY_EXPORT(SigmaSumsOfRowImpl);
+HWY_EXPORT(SigmaSumsOfF32RowImpl);
 
 size_t ZeroAfter(const double* l, double divisor, double* e, size_t n,
                  double t_cut, int32_t id_cut) {
@@ -35,6 +45,14 @@ size_t ZeroAfter(const double* l, double divisor, double* e, size_t n,
 
 size_t MinPFilter(double* e, size_t n, double z, double threshold) {
   return HWY_DYNAMIC_DISPATCH(MinPFilterImpl)(e, n, z, threshold);
+}
+
+scalar_ref::SigmaSums SigmaSumsOfRow(const double* l, double divisor, size_t n) {
+  return HWY_DYNAMIC_DISPATCH(SigmaSumsOfRowImpl)(l, divisor, n);
+}
+
+scalar_ref::SigmaSums SigmaSumsOfRow(const float* x, double divisor, size_t n) {
+  return HWY_DYNAMIC_DISPATCH(SigmaSumsOfF32RowImpl)(x, divisor, n);
 }
 
 }  // namespace exactsample::simd

@@ -7,32 +7,9 @@
 #include "scalar_ref/chain.hpp"
 #include "scalar_ref/filters.hpp"
 #include "scalar_ref/order.hpp"
+#include "simd/filter.hpp"
 
 namespace exactsample {
-namespace {
-
-// Each finite t of the row, ascending ids: K at a top-n-sigma step that no
-// filter precedes (the penalised ids walked alongside the f32 row).
-template <typename F>
-void EachRowT(const Logits& logits, double divisor, const F& f) {
-  size_t next = 0;  // in penalised_ids
-  for (size_t i = 0; i < logits.n; ++i) {
-    double l;
-    if (logits.l != nullptr) {
-      l = logits.l[i];
-    } else if (next < logits.penalised_ids.size() &&
-               static_cast<size_t>(logits.penalised_ids[next]) == i) {
-      l = logits.penalised_l[i];
-      ++next;
-    } else {
-      l = static_cast<double>(logits.x[i]);
-    }
-    const double t = scalar_ref::Tempered(l, divisor);
-    if (t != -INFINITY) f(t);
-  }
-}
-
-}  // namespace
 
 Result<Token> Tail(const Request& request, const ChainSplit& split, const Logits& logits,
                    const KeptSet& kept, const simd::Cut& cut,
@@ -58,8 +35,15 @@ Result<Token> Tail(const Request& request, const ChainSplit& split, const Logits
   }
   std::optional<double> sigma_cut;
   if (split.sigma_over_row) {
-    sigma_cut = scalar_ref::SigmaThreshold(
-        [&](const auto& f) { EachRowT(logits, divisor, f); }, request.params.top_n_sigma);
+    // Over every finite t of the row: K at a top-n-sigma step that no filter
+    // precedes.
+    // (The caller's f32 row as it is where no id is penalised.)
+    const scalar_ref::SigmaSums sums =
+        logits.l == nullptr && logits.penalised_ids.empty()
+            ? simd::SigmaSumsOfRow(logits.x, divisor, logits.n)
+            : simd::SigmaSumsOfRow(logits.l != nullptr ? logits.l : WidenPenalisedRow(logits, ws),
+                                   divisor, logits.n);
+    sigma_cut = scalar_ref::SigmaThreshold(sums, request.params.top_n_sigma);
   }
   scalar_ref::Ids& members = ws.tail_kept;
   members.clear();

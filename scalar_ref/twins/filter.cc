@@ -24,4 +24,26 @@ size_t MinPFilter(double* e, size_t n, double z, double threshold) {
   return left;
 }
 
+namespace {
+
+template <typename T>
+scalar_ref::SigmaSums SigmaSumsOf(const T* l, double divisor, size_t n) {
+  return scalar_ref::SigmaSumsOf([&](const auto& f) {
+    for (size_t i = 0; i < n; ++i) {
+      const double t = scalar_ref::Tempered(static_cast<double>(l[i]), divisor);
+      if (t != -INFINITY) f(t);
+    }
+  });
+}
+
+}  // namespace
+
+scalar_ref::SigmaSums SigmaSumsOfRow(const double* l, double divisor, size_t n) {
+  return SigmaSumsOf(l, divisor, n);
+}
+
+scalar_ref::SigmaSums SigmaSumsOfRow(const float* x, double divisor, size_t n) {
+  return SigmaSumsOf(x, divisor, n);
+}
+
 }  // namespace exactsample::twins

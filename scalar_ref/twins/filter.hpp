@@ -1,11 +1,13 @@
 // Scalar twins of simd/filter.hpp: the zeroing filters of spec steps 6 to 8,
 // applied in place to e (e[i] = exp(t[i] - M), exactly 0 outside the kept
-// set). Each returns how many ids are left with e > 0.
+// set), each returning how many ids are left with e > 0, and top-n-sigma's
+// threshold.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "scalar_ref/filters.hpp"
 #include "scalar_ref/order.hpp"
 
 namespace exactsample::twins {
@@ -24,5 +26,10 @@ size_t ZeroAfter(const double* l, double divisor, double* e, size_t n,
 // and threshold = m * (1 / z) computed by the caller: the spec's
 // q[i] >= m * max(q), as max(q) = 1 / z.
 size_t MinPFilter(double* e, size_t n, double z, double threshold);
+
+// top-n-sigma's sums over the row: scalar_ref::SigmaSumsOf every
+// t = Tempered(l[i], divisor) but -inf, in ascending id order.
+scalar_ref::SigmaSums SigmaSumsOfRow(const double* l, double divisor, size_t n);
+scalar_ref::SigmaSums SigmaSumsOfRow(const float* x, double divisor, size_t n);
 
 }  // namespace exactsample::twins

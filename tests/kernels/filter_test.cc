@@ -1,5 +1,5 @@
 // simd/filter.hpp against its scalar twins, bit for bit (e and the count of
-// ids left), on every compiled and supported target.
+// ids left; top-n-sigma's threshold), on every compiled and supported target.
 #include "scalar_ref/twins/filter.hpp"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwy/targets.h"
@@ -159,6 +160,70 @@ TEST(Filter, MinPMatchesTwin) {
           [&](double* p) { return twins::MinPFilter(p, n, z, threshold); },
           "n = " + std::to_string(n) + ", m = " + std::to_string(m));
       if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// Rows for top-n-sigma's sums, each aimed at one part of the signed grid
+// walk: a mean near 0 (the running sum crosses 0 and many binades), a model's
+// offset, ties on the grid of a power of two, sums that climb and fall back
+// through a power of two, and sums that overflow.
+std::vector<std::vector<double>> SigmaRows(size_t n, test::SplitMix& rng) {
+  std::vector<std::vector<double>> rows;
+  for (Row row : kAllRows) rows.push_back(MakeRow(row, n, rng));
+  std::normal_distribution<double> normal(0.0, 1.5);
+  std::vector<double> offset(n), ties(n), swing(n), huge(n), mixed(n);
+  for (size_t i = 0; i < n; ++i) {
+    offset[i] = static_cast<float>(normal(rng) - 9.0);
+    // 2^20 first, then +-2^-33: odd multiples of half the ulp of 2^20..2^21.
+    ties[i] = i == 0 ? 0x1p20 : (rng() % 2 ? 0x1p-33 : -0x1p-33) * static_cast<double>(rng() % 7);
+    swing[i] = (i / 64) % 2 ? -1.0 - 0x1p-40 : 1.0 + 0x1p-40;
+    huge[i] =
+        (rng() % 2 ? 1.0 : -1.0) * 0x1.fffffffffffffp1023 / static_cast<double>(1 + rng() % 4);
+    mixed[i] =
+        rng() % 5 == 0 ? -INFINITY : normal(rng) * std::exp2(static_cast<double>(rng() % 80) - 40);
+  }
+  swing[0] = 0x1p10;
+  // 2^10 + 3u (u = 2^-42, the ulp there), then -3.3u: the running sum lands
+  // within half a unit of 2^10 from above and rounds to the finer grid
+  // below it; later terms are whole units.
+  std::vector<double> edge(n, 0.0);
+  edge[0] = 0x1p10 + 3 * 0x1p-42;
+  if (n > 1) edge[1] = -3.3 * 0x1p-42;
+  for (size_t i = 2; i < n; ++i) edge[i] = static_cast<double>(rng() % 3) * 0x1p-42;
+  for (auto* r : {&offset, &ties, &swing, &huge, &mixed, &edge}) rows.push_back(std::move(*r));
+  return rows;
+}
+
+TEST(Filter, SigmaSumsMatchTwin) {
+  test::SplitMix rng(24);
+  std::vector<size_t> sizes = Sizes();
+  sizes.push_back(128256);
+  for (size_t n : sizes) {
+    const std::vector<std::vector<double>> rows = SigmaRows(n, rng);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const std::vector<double>& l = rows[r];
+      // The row as f64, and rounded to f32 (large ones overflow to +-inf).
+      std::vector<float> x(n);
+      for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(l[i]);
+      for (const auto& [divisor, f32] :
+           {std::pair{1.0, false}, {0.8, false}, {1.5, false}, {1.0, true}, {0.8, true}}) {
+        const auto sums = [&](auto kernel) { return f32 ? kernel(x.data()) : kernel(l.data()); };
+        const scalar_ref::SigmaSums want =
+            sums([&](auto row) { return twins::SigmaSumsOfRow(row, divisor, n); });
+        test::ForEachTarget([&](int64_t target) {
+          const scalar_ref::SigmaSums got =
+              sums([&](auto row) { return simd::SigmaSumsOfRow(row, divisor, n); });
+          const std::string what =
+              "row " + std::to_string(r) + (f32 ? " (f32)" : "") + ", n = " + std::to_string(n) +
+              ", divisor = " + std::to_string(divisor) + " on " + hwy::TargetName(target);
+          ASSERT_EQ(got.count, want.count) << what;
+          ASSERT_EQ(Bits(got.max), Bits(want.max)) << what;
+          ASSERT_EQ(Bits(got.sum), Bits(want.sum)) << what << ": " << got.sum << " " << want.sum;
+          ASSERT_EQ(Bits(got.squares), Bits(want.squares)) << what;
+        });
+        if (HasFatalFailure()) return;
+      }
     }
   }
 }
