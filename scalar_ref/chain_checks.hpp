@@ -18,7 +18,8 @@ std::optional<Error> FixedDistribution(const SamplingParams& p);
 Error DryEmptied(const SamplingParams& p);
 // The dynamic temperature T' makes max(l) / T' overflow.
 Error DynamicTooSmall(const SamplingParams& p, double divisor, double tempered);
-// A double as Python's repr writes it, as the page's messages do.
+// A double as Python's repr writes it, as every message does (so that the
+// Python transcription's messages read the same).
 std::string Repr(double v);
 
 }  // namespace exactsample::checks

@@ -1,6 +1,5 @@
 #include "scalar_ref/checks.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -10,14 +9,6 @@
 
 namespace exactsample::checks {
 namespace {
-
-std::string Num(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];  // shortest text that reads back as the same double
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 Error Param(const char* field, const std::string& value, const char* rule) {
   return {ErrorCode::invalid_parameter, field,
@@ -47,7 +38,7 @@ std::optional<Error> BiasAndMask(const Request& request, size_t vocab) {
   if (auto e = Ids("logit_bias", bias.ids, vocab)) return e;
   for (size_t j = 0; j < bias.values.size(); ++j) {
     if (!std::isfinite(bias.values[j])) {
-      return Param("logit_bias", Num(bias.values[j]) + " for id " + std::to_string(bias.ids[j]),
+      return Param("logit_bias", Repr(bias.values[j]) + " for id " + std::to_string(bias.ids[j]),
                    "a bias must be finite");
     }
   }
@@ -75,28 +66,28 @@ static const char* TypeName(LogitType t) {
 
 static std::optional<Error> Params(const SamplingParams& p, size_t vocab) {
   if (!std::isfinite(p.temperature) || p.temperature < 0) {
-    return Param("temperature", Num(p.temperature), "must be finite and >= 0");
+    return Param("temperature", Repr(p.temperature), "must be finite and >= 0");
   }
   if (std::isnan(p.top_p) || p.top_p < 0) {
-    return Param("top_p", Num(p.top_p), "must be >= 0 (>= 1 turns it off)");
+    return Param("top_p", Repr(p.top_p), "must be >= 0 (>= 1 turns it off)");
   }
   if (!(p.min_p >= 0 && p.min_p <= 1)) {
-    return Param("min_p", Num(p.min_p), "must be in [0, 1]");
+    return Param("min_p", Repr(p.min_p), "must be in [0, 1]");
   }
   if (p.top_k < 0) {
     return Param("top_k", std::to_string(p.top_k),
                  "must be >= 0 (0 turns it off)");
   }
   if (!std::isfinite(p.repetition_penalty) || p.repetition_penalty <= 0) {
-    return Param("repetition_penalty", Num(p.repetition_penalty),
+    return Param("repetition_penalty", Repr(p.repetition_penalty),
                  "must be finite and > 0");
   }
   if (!std::isfinite(p.presence_penalty)) {
-    return Param("presence_penalty", Num(p.presence_penalty),
+    return Param("presence_penalty", Repr(p.presence_penalty),
                  "must be finite");
   }
   if (!std::isfinite(p.frequency_penalty)) {
-    return Param("frequency_penalty", Num(p.frequency_penalty),
+    return Param("frequency_penalty", Repr(p.frequency_penalty),
                  "must be finite");
   }
   if (p.top_logprobs < 0 || p.top_logprobs > kMaxTopLogprobs) {
@@ -149,7 +140,7 @@ std::optional<Error> ParamsAndIds(const Request& request, size_t generated_check
 
 Error BadLogit(size_t id, float value) {
   return {ErrorCode::invalid_logits, "logits",
-          "logits[" + std::to_string(id) + "] = " + Num(value) +
+          "logits[" + std::to_string(id) + "] = " + Repr(value) +
               ": logits must not be NaN or +inf"};
 }
 
@@ -198,10 +189,10 @@ std::optional<Error> Penalized(double value, int32_t id,
   if (!std::isnan(value) && value != INFINITY) return std::nullopt;
   return Error{ErrorCode::degenerate, "penalties",
                "penalties make the logit of id " + std::to_string(id) + " " +
-                   Num(value) + " (repetition_penalty = " +
-                   Num(p.repetition_penalty) + ", presence_penalty = " +
-                   Num(p.presence_penalty) + ", frequency_penalty = " +
-                   Num(p.frequency_penalty) + ")"};
+                   Repr(value) + " (repetition_penalty = " +
+                   Repr(p.repetition_penalty) + ", presence_penalty = " +
+                   Repr(p.presence_penalty) + ", frequency_penalty = " +
+                   Repr(p.frequency_penalty) + ")"};
 }
 
 std::optional<Error> MaxAfterPenalties(double max_logit,
@@ -209,14 +200,14 @@ std::optional<Error> MaxAfterPenalties(double max_logit,
   if (max_logit == -INFINITY) {
     return Error{ErrorCode::degenerate, "penalties",
                  "penalties make every logit -inf (repetition_penalty = " +
-                     Num(p.repetition_penalty) + ")"};
+                     Repr(p.repetition_penalty) + ")"};
   }
   if (p.temperature > 0) {
     const double tempered = scalar_ref::Tempered(max_logit, p.temperature);
     if (tempered == INFINITY || tempered == -INFINITY) {
-      return Param("temperature", Num(p.temperature),
-                   ("too small: the largest logit " + Num(max_logit) +
-                    " divided by it is " + Num(tempered))
+      return Param("temperature", Repr(p.temperature),
+                   ("too small: the largest logit " + Repr(max_logit) +
+                    " divided by it is " + Repr(tempered))
                        .c_str());
     }
   }

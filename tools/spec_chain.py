@@ -201,10 +201,14 @@ def changed(l, K, name, p):
     meet -inf - -inf), K not empty."""
     for i in range(len(l)):
         if math.isnan(l[i]) or l[i] == math.inf:
-            raise BadInput(f"penalties make the logit of id {i} {l[i]!r}")
+            raise BadInput(f"penalties make the logit of id {i} {l[i]!r} "
+                           f"(repetition_penalty = {p['repetition_penalty']!r}, "
+                           f"presence_penalty = {p['presence_penalty']!r}, "
+                           f"frequency_penalty = {p['frequency_penalty']!r})")
     K = finite(l, K)
     if not K:
-        raise BadInput("penalties make every logit -inf" if name == "penalties" else
+        raise BadInput(f"penalties make every logit -inf "
+                       f"(repetition_penalty = {p['repetition_penalty']!r})" if name == "penalties" else
                        f"dry_multiplier = {p['dry_multiplier']!r}: DRY makes every logit -inf")
     return K
 
@@ -278,7 +282,8 @@ def divide(l, K, T, p):
             M = l[i]
     if M / T == math.inf or M / T == -math.inf:
         if p["dynatemp_range"] == 0:
-            raise BadInput(f"temperature = {T!r}: too small, max(l) / T = {M / T!r}")
+            raise BadInput(f"temperature = {T!r}: too small: the largest logit {M!r} divided by "
+                           f"it is {M / T!r}")
         raise BadInput(f"temperature = {p['temperature']!r}: the dynamic temperature {T!r} "
                        f"is too small, max(l) / T' = {M / T!r}")
     for i in K:

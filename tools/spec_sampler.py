@@ -130,11 +130,11 @@ def check_params(p):
     if not math.isfinite(T) or T < 0:
         raise BadInput(f"temperature = {T!r}: must be finite and >= 0")
     if math.isnan(p["top_p"]) or p["top_p"] < 0:
-        raise BadInput(f"top_p = {p['top_p']!r}: must be >= 0")
+        raise BadInput(f"top_p = {p['top_p']!r}: must be >= 0 (>= 1 turns it off)")
     if not 0 <= p["min_p"] <= 1:  # False for NaN too
         raise BadInput(f"min_p = {p['min_p']!r}: must be in [0, 1]")
     if p["top_k"] < 0:
-        raise BadInput(f"top_k = {p['top_k']!r}: must be >= 0")
+        raise BadInput(f"top_k = {p['top_k']!r}: must be >= 0 (0 turns it off)")
     r = p["repetition_penalty"]
     if not math.isfinite(r) or r <= 0:
         raise BadInput(f"repetition_penalty = {r!r}: must be finite and > 0")
@@ -150,21 +150,21 @@ def check_params(p):
 
 def check_logits(x):
     if len(x) == 0:
-        raise BadInput("logits: empty")
+        raise BadInput("logits: empty (V = 0); at least one logit is needed")
     any_finite = False
     for i in range(len(x)):
         if math.isnan(x[i]) or x[i] == math.inf:
-            raise BadInput(f"logits[{i}] = {x[i]!r}: must not be NaN or +inf")
+            raise BadInput(f"logits[{i}] = {x[i]!r}: logits must not be NaN or +inf")
         if x[i] != -math.inf:
             any_finite = True
     if not any_finite:
-        raise BadInput("logits: every logit is -inf")
+        raise BadInput("logits: every logit is -inf, no token can be chosen")
 
 
 def check_ids(field, ids, V):
     for j in range(len(ids)):
         if not 0 <= ids[j] < V:
-            raise BadInput(f"{field}[{j}] = {ids[j]}: outside [0, {V})")
+            raise BadInput(f"{field}[{j}] = {ids[j]}: outside [0, V) with V = {V}")
 
 
 # ---------------------------------------------------------------- the steps
@@ -226,7 +226,9 @@ def steps_1_to_9(x, prompt, out, p, rng=None, state=None):
         if l[i] == math.inf:
             raise BadInput(f"logit_bias: makes the logit of id {i} +inf")
     if all(l[i] == -math.inf for i in range(V)):
-        raise BadInput("mask: every id with a finite logit is masked out")
+        raise BadInput("mask: every id with a finite logit is masked out (allowed_token_ids, "
+                       "banned_token_ids, allowed_bitmask) or biased to -inf; no token can be "
+                       "chosen")
 
     #    The penalty window (the library's rule): n > 0 keeps the last n
     #    tokens of prompt followed by out for step 2, the last n of out for
@@ -344,12 +346,17 @@ def draft_side(params):
     return dp
 
 
-def check_rows(field, rows, n, V):
+def check_count(field, rows, n, needed):
     if len(rows) != n:
-        raise BadInput(f"{field}: {len(rows)} rows, {n} needed")
-    for j in range(n):
+        raise BadInput(f"{field}: {len(rows)} rows for {n if field == 'draft_logits' else n - 1} "
+                       f"drafts; {needed}")
+
+
+def check_lengths(field, rows, V):
+    for j in range(len(rows)):
         if len(rows[j]) != V:
-            raise BadInput(f"{field}[{j}]: {len(rows[j])} logits, but V = {V}")
+            raise BadInput(f"{field}[{j}]: {len(rows[j])} logits, but V = {V} "
+                           "(every row has one length)")
 
 
 def verify(target_rows, draft_rows, d, TP, DP, prompt, out, rng):
@@ -358,14 +365,17 @@ def verify(target_rows, draft_rows, d, TP, DP, prompt, out, rng):
     TP. Raises BadInput before any draw (and emits nothing) on bad input."""
     gamma = len(d)
     if gamma < 1:
-        raise BadInput("draft_ids: empty; at least one draft is needed")
-    if len(target_rows) == 0:
-        raise BadInput(f"target_logits: 0 rows, {gamma + 1} needed")
-    V = len(target_rows[0])
+        raise BadInput("draft_ids: empty; verification needs at least one draft token")
+    V = len(target_rows[0]) if target_rows else 0
     greedy = TP["temperature"] == 0
-    check_rows("target_logits", target_rows, gamma + 1, V)
+    # The counts, then the lengths, as the library checks them.
+    check_count("target_logits", target_rows, gamma + 1,
+                f"{gamma + 1} (one more than the drafts) are needed")
     if not greedy:
-        check_rows("draft_logits", draft_rows, gamma, V)
+        check_count("draft_logits", draft_rows, gamma, "a sampled target needs one per draft")
+    check_lengths("target_logits", target_rows, V)
+    if not greedy:
+        check_lengths("draft_logits", draft_rows, V)
     check_ids("draft_ids", d, V)
     DP = draft_side(TP if DP is None else DP)
     spec_chain.check_fixed(TP)
@@ -393,7 +403,8 @@ def verify(target_rows, draft_rows, d, TP, DP, prompt, out, rng):
     for j in range(1, gamma + 1):
         Q.append(dist(draft_rows[j - 1], prompt, h(j), DP))
         if not Q[j - 1][d[j - 1]] > 0:
-            raise BadInput(f"draft_ids[{j - 1}] = {d[j - 1]}: its draft probability is 0")
+            raise BadInput(f"draft_ids[{j - 1}] = {d[j - 1]}: its draft probability is 0 "
+                           "(the draft distribution does not hold it)")
     for j in range(1, gamma + 1):
         # 1.
         row = steps_1_to_9(target_rows[j - 1], prompt, h(j), TP)
@@ -519,15 +530,27 @@ def replay_value(v):
     return v
 
 
+def brief(v):
+    """A JSON value as the C++ reader's messages show it."""
+    if isinstance(v, list):
+        return f"an array of {len(v)} items"
+    if isinstance(v, dict):
+        return f"an object of {len(v)} keys"
+    return json.dumps(v)
+
+
 def to_int(v, what, lo, hi):
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise BadInput(f"{what}: not an integer in [{lo}, {hi}]: {v!r}")
+        raise BadInput(f"{what}: expected an integer in [{lo}, {hi}], got {brief(v)}")
     return v
 
 
 def read_id(v, what, V):
-    """An id in [0, V), as the C++ reader takes it (any int32 when V = 0)."""
-    return to_int(v, what, 0, V - 1) if V > 0 else to_int(v, what, -(1 << 31), (1 << 31) - 1)
+    """An id in [0, V), as the C++ reader takes it (any int32 when V = 0),
+    an integer outside it in the library's words."""
+    if V > 0 and isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < V:
+        raise BadInput(f"{what} = {v}: outside [0, V) with V = {V}")
+    return to_int(v, what, -(1 << 31), (1 << 31) - 1)
 
 
 def read_ids(v, what, V):
@@ -580,7 +603,8 @@ def read_params(given, V, what="params", lists=True):
     for name, value in given.items():
         if (name not in DEFAULTS and name not in spec_chain.CHAIN_DEFAULTS
                 or (not lists and name in LISTS)):
-            raise BadInput(f"{what}: unknown field {name!r}")
+            raise BadInput(("" if what == "params" else f"{what}: ")
+                           + f"params.{name}: unknown sampling parameter")
         if name in ("top_k", "top_logprobs", "penalty_last_n") + spec_chain.INTEGERS:
             params[name] = to_int(value, name, -(1 << 63), (1 << 63) - 1)
         elif name == "chain":

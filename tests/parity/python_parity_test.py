@@ -2,8 +2,8 @@
 """Cross-language parity: `exactsample replay` against tools/spec_sampler.py.
 
 Generates random replay cases (tools/replay_cases.py) from a fixed seed, runs
-both programs on the same file, and requires per case the same
-error-or-not, the same ids and bit-equal logprobs (float.hex, no tolerance);
+both programs on the same file, and requires per case the same error
+message (or none), the same ids and bit-equal logprobs (float.hex, no tolerance);
 with --speculative the cases are verifications of draft tokens, whose
 accepted counts and draws must agree too.
 
@@ -48,6 +48,8 @@ def first_difference(cpp, py):
         return (f"error-or-not differs: C++ {cpp.get('error', 'no error')!r}, "
                 f"Python {py.get('error', 'no error')!r}")
     if "error" in cpp:
+        if cpp["error"] != py["error"]:
+            return f"errors differ: C++ {cpp['error']!r}, Python {py['error']!r}"
         return None
     cpp_steps = list(zip(cpp["ids"], hexes(cpp)))
     py_steps = list(zip(py["ids"], hexes(py)))

@@ -164,7 +164,7 @@ class BadInputTest(cli_harness.TempDirTest):
         x = self.path("x.npy")
         for args, first in [
                 (["--temperature", "-1"],
-                 "exactsample audit: bad flag: temperature = -1: must be finite and >= 0"),
+                 "exactsample audit: bad flag: temperature = -1.0: must be finite and >= 0"),
                 (["--top-k", "-3"],
                  "exactsample audit: bad flag: top_k = -3: must be >= 0 (0 turns it off)"),
                 (["--seed", "-1"], "--seed: -1 is not an integer in [0, 18446744073709551615]"),
