@@ -516,11 +516,13 @@ def random_draft_params(rng, y, prompt):
 
 
 def random_verification(rng, name, vocab_max=5000, vocab_min=2, features=None,
-                        windows=None, gamma_max=8):
+                        windows=None, gamma_max=8, chains=None):
     """One valid verification: γ in [1, gamma_max], target rows near one another,
     draft rows equal to (p == q), near or unlike the target rows, greedy
     and sampled targets and drafts, penalties over a history the drafts
-    extend; `features` and `windows` as in random_case."""
+    extend; `features`, `windows` and `chains` as in random_case. A chain's
+    samplers that draw (XTC, mirostat, adaptive-p) are taken out but in one
+    case in ten, which verification refuses."""
     vocab = int(math.exp(rng.uniform(math.log(vocab_min), math.log(vocab_max + 1))))
     vocab = max(vocab_min, min(vocab, vocab_max))
     gamma = rng.randint(1, gamma_max)
@@ -534,6 +536,14 @@ def random_verification(rng, name, vocab_max=5000, vocab_min=2, features=None,
         held = {"params": params, "prompt": prompt}
         random_window(windows, base, held)
         prompt = held["prompt"]
+    if chains is not None:
+        held = {"params": params, "prompt": prompt}
+        random_chain(chains, base, held)
+        prompt = held["prompt"]
+        if chains.random() < 0.9:
+            for drawn in ("xtc_probability", "xtc_threshold", "mirostat", "mirostat_tau",
+                          "mirostat_eta", "mirostat_m", "adaptive_target", "adaptive_decay"):
+                params.pop(drawn, None)
     spread = rng.choice([0.0, 1e-3, 0.1, 1.0])
     target = [base] + [nearby(rng, base, spread) for _ in range(gamma)]
     draft_mode = rng.choice(["same", "near", "near", "unlike"])
@@ -598,6 +608,15 @@ def fixed_verifications():
              params={"frequency_penalty": 0.5, "repetition_penalty": 1.5},
              draft_params={"presence_penalty": -1.0}, generated=[3], prompt=[1]),
         case("bias_on_target_only", params={"logit_bias": {"3": -100.0}, "top_logprobs": 3}),
+        # T = 0 with a dynamic temperature is not a greedy target (B); its
+        # first row, every q but id 3's underflowing, has T' = 0: one id with
+        # q = 1, which accepts draft 3 and replaces draft 0, a draw each.
+        case("dynamic_greedy_row_accepted", params={"temperature": 0.0, "dynatemp_range": 0.5},
+             target_logits=[[-1000.0, -1000.0, -1000.0, 5.0, -2000.0]] + rows[1:],
+             draft_ids=[3, 2]),
+        case("dynamic_greedy_row_rejected", params={"temperature": 0.0, "dynatemp_range": 0.5},
+             target_logits=[[-1000.0, -1000.0, -1000.0, 5.0, -2000.0]] + rows[1:],
+             draft_ids=[0, 2]),
         case("bad_no_drafts", draft_ids=[]),
         case("bad_target_rows_missing", target_logits=rows[:2]),
         case("bad_draft_rows_missing", draft_logits=[rows[0]]),
@@ -615,17 +634,18 @@ def fixed_verifications():
 
 
 def random_verifications(count, seed, vocab_max=5000, vocab_min=2, features=False,
-                         windows=False, fixed=True, gamma_max=8):
+                         windows=False, fixed=True, gamma_max=8, chains=False):
     """`count` verification cases from a fixed seed: the fixed ones first
     (as many as fit; none when `fixed` is false), then random valid ones
-    with γ up to `gamma_max`."""
+    with γ up to `gamma_max`; `chains` as in random_cases."""
     rng = random.Random(seed)
     cases = fixed_verifications()[:count] if fixed else []
     while len(cases) < count:
         extra = random.Random(f"{seed}/{len(cases)}") if features else None
         window = random.Random(f"{seed}/{len(cases)}/window") if windows else None
+        chain = random.Random(f"{seed}/{len(cases)}/chain") if chains else None
         cases.append(random_verification(rng, f"verify_{len(cases)}", vocab_max, vocab_min,
-                                         extra, window, gamma_max))
+                                         extra, window, gamma_max, chain))
     return cases
 
 

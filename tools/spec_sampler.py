@@ -367,7 +367,9 @@ def verify(target_rows, draft_rows, d, TP, DP, prompt, out, rng):
     if gamma < 1:
         raise BadInput("draft_ids: empty; verification needs at least one draft token")
     V = len(target_rows[0]) if target_rows else 0
-    greedy = TP["temperature"] == 0
+    # A greedy target (A): T = 0 with no dynamic temperature. A row whose
+    # chain ends greedy otherwise (T' = 0) is, in B, its one id with q = 1.
+    greedy = TP["temperature"] == 0 and spec_chain.with_defaults(TP)["dynatemp_range"] == 0
     # The counts, then the lengths, as the library checks them.
     check_count("target_logits", target_rows, gamma + 1,
                 f"{gamma + 1} (one more than the drafts) are needed")

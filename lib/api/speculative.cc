@@ -57,20 +57,30 @@ std::optional<Error> DistributionInto(const Request& r, Workspace& ws,
   return std::nullopt;
 }
 
+// Path A's target: the temperature 0 with no dynamic temperature, where
+// every row's chain ends greedy. Another chain can end greedy on some rows
+// (a dynamic temperature T' = 0): such a row is, in path B, the one id of
+// its token with q = 1.
+bool GreedyTarget(const SamplingParams& p) {
+  return p.temperature == 0.0 && p.dynatemp_range == 0.0;
+}
+
 // Q(id) of the distribution `r` makes, from one pass over its row (the
 // whole distribution is not built).
 Result<double> ProbabilityIn(const Request& r, int32_t id, Workspace& ws,
                              const SampleOptions& options) {
   double q = 0.0;
+  bool looked = false;
   const scalar_ref::Choose look = [&](const scalar_ref::KeptView& d) {
+    looked = true;
     q = d.Q(id);
     return q > 0 ? id : d.All().front().id;  // a held id; the token is not used
   };
   Pcg32 unused = Pcg32::from_state(0, 1, 0);
   const Result<Token> token = detail::SampleChoosing(r, unused, ws, options, &look);
   if (!token) return token.error();
-  // A greedy distribution is one id with q = 1; it shows no chooser.
-  return r.params.temperature == 0.0 ? (token->id == id ? 1.0 : 0.0) : q;
+  // A chain that ends greedy shows no chooser: one id with q = 1.
+  return looked ? q : (token->id == id ? 1.0 : 0.0);
 }
 
 // Where the history h_j of each position comes from.
@@ -137,7 +147,7 @@ std::optional<Error> CheckShape(const Drafts& d, bool greedy, size_t vocab) {
 // when the verification succeeds.
 Result<Verified> Verify(Positions& positions, const Drafts& d, const SamplingParams& target,
                         size_t vocab, Pcg32& rng, Workspace& ws, const SampleOptions& options) {
-  const bool greedy = target.temperature == 0.0;
+  const bool greedy = GreedyTarget(target);
   if (auto e = CheckShape(d, greedy, vocab)) return *e;
   if (auto e = checks::FixedDistribution(target)) return *e;
   if (auto e = checks::FixedDistribution(d.draft_params.value_or(target))) return *e;
@@ -187,7 +197,9 @@ Result<Verified> Verify(Positions& positions, const Drafts& d, const SamplingPar
   for (size_t j = 0; j < gamma; ++j) {
     const int32_t draft_id = d.draft_ids[j];
     bool accepted = false;
+    bool tested = false;
     const scalar_ref::Choose test = [&](const scalar_ref::KeptView& p) {
+      tested = true;
       ++out.draws;
       if (g.uniform_f64() < p.Q(draft_id) / q[j]) {
         accepted = true;
@@ -201,6 +213,11 @@ Result<Verified> Verify(Positions& positions, const Drafts& d, const SamplingPar
     if (!r) return r.error();
     const Result<Token> token = detail::SampleChoosing(*r, g, ws, o, &test);
     if (!token) return token.error();
+    if (!tested) {  // the row's chain ended greedy: p is one id with q = 1
+      ++out.draws;
+      accepted = g.uniform_f64() < (token->id == draft_id ? 1.0 : 0.0) / q[j];
+      if (!accepted) w.rejected_p.assign(1, KeptProb{token->id, 1.0});
+    }
     if (accepted) {
       out.tokens.push_back(*token);
       ++out.accepted;
@@ -298,7 +315,7 @@ Result<std::vector<KeptProb>> distribution(const Request& request, Workspace& wo
 Result<Verified> verify(const Request& request, const Drafts& drafts, Pcg32& rng,
                         Workspace& workspace, const SampleOptions& options) {
   if (drafts.target_rows.empty()) {
-    return CheckShape(drafts, request.params.temperature == 0.0, 0).value();
+    return CheckShape(drafts, GreedyTarget(request.params), 0).value();
   }
   StatelessPositions positions(request, drafts.draft_ids);
   return Verify(positions, drafts, request.params, drafts.target_rows[0].size(), rng, workspace,

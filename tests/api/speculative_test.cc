@@ -127,6 +127,39 @@ TEST(Speculative, EnginesAgreeOnEveryTargetAndTheDrawsAreCounted) {
   });
 }
 
+// A target whose chain has a tail (typical, then XTC-free steps the kernels
+// leave to the reference's functions) takes its acceptance draw and the
+// residual's on the caller's generator in both engines: a greedy draft
+// whose id the target holds or not, accepted or replaced.
+TEST(Speculative, ATailChainsDrawsAreTheReferencesOnEveryTarget) {
+  test::ForEachTarget([](int64_t target) {
+    for (uint64_t seed = 0; seed < test::Share(40); ++seed) {
+      const RandomVerification v = MakeVerification(seed, 5000);
+      const auto t = Spans(v.target), d = Spans(v.draft);
+      const SamplingParams greedy{.temperature = 0.0};
+      Request request = v.base.At(v.base.generated);
+      request.params.typical_p = seed % 2 ? 0.95 : 0.5;
+      Workspace ws;
+      std::vector<int32_t> ids;
+      for (size_t j = 0; j < d.size(); ++j) {
+        std::vector<int32_t> h = v.base.generated;
+        h.insert(h.end(), ids.begin(), ids.end());
+        const auto q = distribution({d[j], v.base.prompt, h, greedy}, ws);
+        ASSERT_TRUE(q) << q.error().message;
+        ids.push_back(q->front().id);
+      }
+      const Drafts drafts{t, d, ids, greedy};
+      Pcg32 r1 = stream(seed, Purpose::sample), r2 = r1;
+      const auto a = verify(request, drafts, r1, ws, {.engine = Engine::reference});
+      const auto b = verify(request, drafts, r2, ws, {.engine = Engine::fast});
+      const std::string where =
+          std::string(hwy::TargetName(target)) + " seed " + std::to_string(seed);
+      ExpectSame(a, b, where);
+      ASSERT_EQ(r1, r2) << where;
+    }
+  });
+}
+
 // What the acceptance test reads of a row, q of one id (from its entry in
 // the fast engine's kept set), is that id's q in the whole distribution the
 // reference builds, bit for bit, for every id: random rows (top-k, top-p,
