@@ -79,16 +79,13 @@ static std::optional<Error> Params(const SamplingParams& p, size_t vocab) {
                  "must be >= 0 (0 turns it off)");
   }
   if (!std::isfinite(p.repetition_penalty) || p.repetition_penalty <= 0) {
-    return Param("repetition_penalty", Repr(p.repetition_penalty),
-                 "must be finite and > 0");
+    return Param("repetition_penalty", Repr(p.repetition_penalty), "must be finite and > 0");
   }
   if (!std::isfinite(p.presence_penalty)) {
-    return Param("presence_penalty", Repr(p.presence_penalty),
-                 "must be finite");
+    return Param("presence_penalty", Repr(p.presence_penalty), "must be finite");
   }
   if (!std::isfinite(p.frequency_penalty)) {
-    return Param("frequency_penalty", Repr(p.frequency_penalty),
-                 "must be finite");
+    return Param("frequency_penalty", Repr(p.frequency_penalty), "must be finite");
   }
   if (p.top_logprobs < 0 || p.top_logprobs > kMaxTopLogprobs) {
     return Param("top_logprobs", std::to_string(p.top_logprobs), "must be in [0, 20]");
@@ -139,9 +136,9 @@ std::optional<Error> ParamsAndIds(const Request& request, size_t generated_check
 }
 
 Error BadLogit(size_t id, float value) {
-  return {ErrorCode::invalid_logits, "logits",
-          "logits[" + std::to_string(id) + "] = " + Repr(value) +
-              ": logits must not be NaN or +inf"};
+  return {
+      ErrorCode::invalid_logits, "logits",
+      "logits[" + std::to_string(id) + "] = " + Repr(value) + ": logits must not be NaN or +inf"};
 }
 
 Error AllMasked() {
@@ -188,11 +185,10 @@ std::optional<Error> Penalized(double value, int32_t id,
                                const SamplingParams& p) {
   if (!std::isnan(value) && value != INFINITY) return std::nullopt;
   return Error{ErrorCode::degenerate, "penalties",
-               "penalties make the logit of id " + std::to_string(id) + " " +
-                   Repr(value) + " (repetition_penalty = " +
-                   Repr(p.repetition_penalty) + ", presence_penalty = " +
-                   Repr(p.presence_penalty) + ", frequency_penalty = " +
-                   Repr(p.frequency_penalty) + ")"};
+               "penalties make the logit of id " + std::to_string(id) + " " + Repr(value) +
+                   " (repetition_penalty = " + Repr(p.repetition_penalty) +
+                   ", presence_penalty = " + Repr(p.presence_penalty) +
+                   ", frequency_penalty = " + Repr(p.frequency_penalty) + ")"};
 }
 
 std::optional<Error> MaxAfterPenalties(double max_logit,
@@ -206,8 +202,8 @@ std::optional<Error> MaxAfterPenalties(double max_logit,
     const double tempered = scalar_ref::Tempered(max_logit, p.temperature);
     if (tempered == INFINITY || tempered == -INFINITY) {
       return Param("temperature", Repr(p.temperature),
-                   ("too small: the largest logit " + Repr(max_logit) +
-                    " divided by it is " + Repr(tempered))
+                   ("too small: the largest logit " + Repr(max_logit) + " divided by it is " +
+                    Repr(tempered))
                        .c_str());
     }
   }

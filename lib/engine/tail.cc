@@ -66,8 +66,8 @@ Result<Token> Tail(const Request& request, const ChainSplit& split, const Logits
   // The steps' draws stand once they succeeded; the terminal's (or a
   // chooser's, on the caller's generator) follow them on rng itself.
   rng = drawn;
-  const scalar_ref::Picked picked = scalar_ref::Pick(
-      ws.tail_l, members, chosen.greedy, ws.tail_ids, rng, distribution, choose, nullptr);
+  const scalar_ref::Picked picked = scalar_ref::Pick(ws.tail_l, members, chosen.greedy, ws.tail_ids,
+                                                     rng, distribution, choose, nullptr);
   const auto id = static_cast<size_t>(ws.tail_ids[static_cast<size_t>(picked.id)]);
   return softmax.TokenOf(logits, id, picked.processed, plan, ws);
 }
