@@ -204,8 +204,10 @@ TEST(Filter, SigmaSumsMatchTwin) {
       // The row as f64, and rounded to f32 (large ones overflow to +-inf).
       std::vector<float> x(n);
       for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(l[i]);
-      for (const auto& [divisor, f32] :
-           {std::pair{1.0, false}, {0.8, false}, {1.5, false}, {1.0, true}, {0.8, true}}) {
+      // The long row, for its many blocks, in two of the five forms.
+      std::vector<std::pair<double, bool>> forms = {{1.0, false}, {0.8, true}};
+      if (n <= 4099) forms.insert(forms.end(), {{0.8, false}, {1.5, false}, {1.0, true}});
+      for (const auto& [divisor, f32] : forms) {
         const auto sums = [&](auto kernel) { return f32 ? kernel(x.data()) : kernel(l.data()); };
         const scalar_ref::SigmaSums want =
             sums([&](auto row) { return twins::SigmaSumsOfRow(row, divisor, n); });
